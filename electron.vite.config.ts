@@ -1,0 +1,40 @@
+import { resolve } from "node:path"
+import { defineConfig } from "electron-vite"
+import react from "@vitejs/plugin-react"
+
+const alias = {
+  "@contract": resolve("src-preload/contract"),
+  "@core": resolve("src-main/core"),
+  "@main": resolve("src-main"),
+}
+
+export default defineConfig({
+  main: {
+    resolve: { alias },
+    build: {
+      // Every entry that runs under plain Node or Electron's main process. `launch` and `serve`
+      // never load electron; `index` is the Electron composition root; `cli` is the gatehouse bin.
+      lib: {
+        entry: {
+          index: resolve("src-main/index.ts"),
+          serve: resolve("src-main/web/serve.ts"),
+          launch: resolve("src-main/launch.ts"),
+          cli: resolve("src-main/cli/main.ts"),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload cannot require() anything but electron: bundle it into one CJS file.
+      externalizeDeps: false,
+      lib: { entry: { index: resolve("src-preload/index.ts") }, formats: ["cjs"] },
+    },
+  },
+  renderer: {
+    root: "src-renderer",
+    resolve: { alias: { "@contract": resolve("src-preload/contract"), "@renderer": resolve("src-renderer") } },
+    build: { rollupOptions: { input: resolve("src-renderer/index.html") } },
+    plugins: [react()],
+  },
+})
