@@ -1,6 +1,20 @@
 import { resolve } from "node:path"
 import { defineConfig } from "vitest/config"
 
+// vitest 5 targets Node 22; its failure reporter calls Map.groupBy, which Node 20 lacks.
+const mapWithGroupBy = Map as unknown as { groupBy?: <K, V>(items: Iterable<V>, key: (item: V, index: number) => K) => Map<K, V[]> }
+mapWithGroupBy.groupBy ??= <K, V>(items: Iterable<V>, key: (item: V, index: number) => K) => {
+  const groups = new Map<K, V[]>()
+  let index = 0
+  for (const item of items) {
+    const k = key(item, index++)
+    const group = groups.get(k)
+    if (group) group.push(item)
+    else groups.set(k, [item])
+  }
+  return groups
+}
+
 const alias = {
   "@contract": resolve("src-preload/contract"),
   "@core": resolve("src-main/core"),

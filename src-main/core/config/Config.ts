@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { parse, printParseErrorCode, stripComments, type ParseError } from "jsonc-parser"
 import { Context, Effect, Layer, Schema } from "effect"
 import { issueLines } from "../schema/issues"
 import { DataDir } from "./DataDir"
@@ -106,6 +106,8 @@ const decode = Schema.decodeUnknownExit(GatehouseConfig, { onExcessProperty: "er
 
 /** Parses JSONC text and decodes it; the first problem becomes an {@link InvalidError}. */
 export function parseText(file: string, text: string): GatehouseConfig {
+  // A file holding only comments (e.g. a commented-out template) means "all defaults".
+  if (stripComments(text).trim() === "") return {}
   const errors: ParseError[] = []
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
   if (errors.length > 0) {
@@ -113,16 +115,31 @@ export function parseText(file: string, text: string): GatehouseConfig {
     const { line, column } = position(text, first.offset)
     throw new InvalidError({ file, at: `line ${line}, column ${column}`, reason: printParseErrorCode(first.error) })
   }
-  if (value === undefined) return {}
   const result = decode(value)
   if (result._tag === "Success") return result.value
   const error = result.cause.reasons.find((reason) => reason._tag === "Fail")
   const issue = error && "error" in error ? issueLines(error.error as Schema.SchemaError)[0] : undefined
+  const got = issue ? valueAt(value, issue.segments) : undefined
+  const reason = (issue?.message ?? "invalid").replace("excess property", "unknown key")
   throw new InvalidError({
     file,
     at: issue?.path || "(root)",
-    reason: (issue?.message ?? "invalid").replace("excess property", "unknown key"),
+    reason: got === undefined || reason.includes("unknown key") ? reason : `${reason}, got ${preview(got)}`,
   })
+}
+
+function valueAt(value: unknown, segments: ReadonlyArray<PropertyKey>): unknown {
+  let current = value
+  for (const segment of segments) {
+    if (current === null || typeof current !== "object") return undefined
+    current = (current as Record<PropertyKey, unknown>)[segment]
+  }
+  return current
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
 function position(text: string, offset: number) {

@@ -4,6 +4,7 @@ import type { Schema } from "effect"
 export interface IssueLine {
   /** Dotted key path, e.g. `tool_output.max_lines` or `agents.build[0].effect`; empty for the root. */
   readonly path: string
+  readonly segments: ReadonlyArray<PropertyKey>
   readonly message: string
 }
 
@@ -11,10 +12,10 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** Flattens a schema failure into one `{ path, message }` per problem, in a stable order. */
 export function issueLines(error: Schema.SchemaError): ReadonlyArray<IssueLine> {
-  return formatter(error.issue).issues.map((issue) => ({
-    path: formatPath((issue.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))),
-    message: issue.message,
-  }))
+  return formatter(error.issue).issues.map((issue) => {
+    const segments = (issue.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+    return { path: formatPath(segments), segments, message: issue.message.replace(/ \| undefined$/, "") }
+  })
 }
 
 /** `path: message` lines joined by `; `, the wording used by every boundary's "invalid input" error. */
