@@ -7,6 +7,8 @@ import { Tokens } from "@core/auth/Tokens"
 import { Projects } from "@core/session/Projects"
 import { Sessions } from "@core/session/Sessions"
 import { Store } from "@core/store/Store"
+import { ApplicationTools } from "@core/tool/ApplicationTools"
+import { ToolOutputStore } from "@core/output/ToolOutputStore"
 
 export interface AppOptions {
   readonly dataDir: string
@@ -32,7 +34,12 @@ export const makeAppLayer = (options: AppOptions) => {
     EventBus.layer,
     Tokens.layer,
   )
-  const domain = Layer.mergeAll(Projects.layer, Sessions.layer)
+  const domain = Layer.mergeAll(
+    Projects.layer,
+    Sessions.layer,
+    ApplicationTools.layer,
+    ToolOutputStore.layerWithRetention,
+  )
   return domain.pipe(Layer.provideMerge(infrastructure), Layer.provideMerge(platform))
 }
 

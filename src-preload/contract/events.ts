@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SessionId, ToolOutputId } from "./ids"
 import { Project, Session } from "./model"
 
 // One tagged union for every push event (SG-13). Tags are the domain's own event names
@@ -8,7 +9,39 @@ export const ProjectCreated = Schema.TaggedStruct("project.created", { project: 
 export const SessionCreated = Schema.TaggedStruct("session.created", { session: Session })
 export const SessionUpdated = Schema.TaggedStruct("session.updated", { session: Session })
 
-export const AppEvent = Schema.Union([ProjectCreated, SessionCreated, SessionUpdated])
+/** A tool output too large for the model, kept in full under `<data dir>/tool-output/` for 7 days. */
+export const ToolOutputFile = Schema.Struct({
+  id: ToolOutputId,
+  /** Absolute path of the file (the one the model's preview names). */
+  path: Schema.String,
+  /** UTF-8 size of the full text. */
+  bytes: Schema.Int,
+  /** Lines as `text.split("\n")` counts them. */
+  lines: Schema.Int,
+  sessionId: Schema.NullOr(SessionId),
+  toolCallId: Schema.NullOr(Schema.String),
+  /** The model-facing tool name. */
+  tool: Schema.NullOr(Schema.String),
+  createdAt: Schema.Number,
+  /** When the retention sweep may delete it. */
+  expiresAt: Schema.Number,
+})
+export type ToolOutputFile = typeof ToolOutputFile.Type
+
+export const ToolOutputCreated = Schema.TaggedStruct("tool_output.created", { output: ToolOutputFile })
+/** `expired`: removed by the retention sweep; `deleted`: removed on request. */
+export const ToolOutputDeleted = Schema.TaggedStruct("tool_output.deleted", {
+  id: ToolOutputId,
+  reason: Schema.Literals(["expired", "deleted"]),
+})
+
+export const AppEvent = Schema.Union([
+  ProjectCreated,
+  SessionCreated,
+  SessionUpdated,
+  ToolOutputCreated,
+  ToolOutputDeleted,
+])
 export type AppEvent = typeof AppEvent.Type
 
 /** An event as it travels: with the bus's strictly increasing sequence number and its time. */

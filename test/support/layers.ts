@@ -6,6 +6,8 @@ import { EventBus } from "@core/events/EventBus"
 import { Projects } from "@core/session/Projects"
 import { Sessions } from "@core/session/Sessions"
 import { Store } from "@core/store/Store"
+import { ApplicationTools } from "@core/tool/ApplicationTools"
+import { ToolOutputStore } from "@core/output/ToolOutputStore"
 
 export interface CoreTestOptions {
   readonly dataDir: string
@@ -28,7 +30,7 @@ export const coreTestLayer = (options: CoreTestOptions) => {
     options.database ? Store.layerFile(options.database) : Store.layerMemory,
     EventBus.layer,
   )
-  return Layer.mergeAll(Projects.layer, Sessions.layer).pipe(
+  return Layer.mergeAll(Projects.layer, Sessions.layer, ApplicationTools.layer, ToolOutputStore.layer).pipe(
     Layer.provideMerge(infrastructure),
     Layer.provideMerge(platform),
   )
