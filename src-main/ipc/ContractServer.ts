@@ -1,7 +1,7 @@
 import { Effect, Exit, Schema } from "effect"
 import { Methods, type Method } from "@contract/channels"
-import { InvalidRequestError, MethodSpecs, type ErrorOf, type PayloadOf, type SuccessOf } from "@contract/methods"
-import { exitSchemaOf } from "@contract/wire"
+import { InvalidRequestError, type ErrorOf, type PayloadOf, type SuccessOf } from "@contract/methods"
+import { exitSchemaOf, payloadSchemaOf } from "@contract/wire"
 import { describeIssues } from "@core/schema/issues"
 
 /** One handler per method; a missing handler is a compile error (SG-10). */
@@ -16,7 +16,8 @@ const isMethod = (value: unknown): value is Method =>
   typeof value === "string" && (Methods as ReadonlyArray<string>).includes(value)
 
 /**
- * The one generic server behind both transports. It decodes the payload with the method's schema,
+ * The one generic server behind both transports. JSON has no `undefined`, so a missing payload
+ * arrives as `null`, which is what methods without input expect. It decodes the payload with the method's schema,
  * runs the handler, and returns the encoded Exit: failures and defects become data, never throws.
  */
 export function makeDispatcher<R>(handlers: Handlers<R>, run: Run<R>) {
@@ -25,9 +26,8 @@ export function makeDispatcher<R>(handlers: Handlers<R>, run: Run<R>) {
       const error = new InvalidRequestError({ method: String(method).slice(0, 100), reason: "unknown method" })
       return encodeUnknownMethod(Exit.fail(error))
     }
-    const spec = MethodSpecs[method]
     const handler = handlers[method] as (payload: unknown) => Effect.Effect<unknown, unknown, R>
-    const program = Schema.decodeUnknownEffect(spec.payload as Schema.Codec<unknown, unknown>)(payload).pipe(
+    const program = Schema.decodeUnknownEffect(payloadSchemaOf(method))(payload === undefined ? null : payload).pipe(
       Effect.mapError((error) => new InvalidRequestError({ method, reason: describeIssues(error) })),
       Effect.flatMap(handler),
       Effect.exit,

@@ -34,11 +34,14 @@ export const Snapshot = Schema.Struct({
 })
 export type Snapshot = typeof Snapshot.Type
 
+/** The payload of a method that takes no input (`null` on the wire). */
+export const NoPayload = Schema.Undefined
+
 export const MethodSpecs = {
   /** Version, data directory and the current event sequence. */
-  "app.info": { payload: Schema.Void, success: AppInfo, error: InvalidRequestError },
+  "app.info": { payload: NoPayload, success: AppInfo, error: InvalidRequestError },
   /** A consistent snapshot of the state the UI shows, with the sequence it reflects. */
-  "app.snapshot": { payload: Schema.Void, success: Snapshot, error: InvalidRequestError },
+  "app.snapshot": { payload: NoPayload, success: Snapshot, error: InvalidRequestError },
 } satisfies { readonly [K in Method]: MethodSpec }
 
 export interface MethodSpec {

@@ -21,6 +21,18 @@ export function exitSchemaOf(method: Method) {
   return schema as Schema.Codec<unknown, unknown>
 }
 
+const payloads = new Map<Method, Schema.Top>()
+
+/** A method's payload as a JSON codec; methods without input take `null` on the wire. */
+export function payloadSchemaOf(method: Method) {
+  let schema = payloads.get(method)
+  if (!schema) {
+    schema = Schema.toCodecJson(MethodSpecs[method].payload)
+    payloads.set(method, schema)
+  }
+  return schema as Schema.Codec<unknown, unknown>
+}
+
 /** The JSON codec of a batch of push events. */
 export const EventBatchJson = Schema.toCodecJson(EventBatch)
 

@@ -1,7 +1,7 @@
 import { Cause, Exit, Schema } from "effect"
 import type { Method } from "@contract/channels"
-import { MethodSpecs, type PayloadOf, type SuccessOf } from "@contract/methods"
-import { exitSchemaOf } from "@contract/wire"
+import type { PayloadOf, SuccessOf } from "@contract/methods"
+import { exitSchemaOf, payloadSchemaOf } from "@contract/wire"
 
 // The wire codec both bridges share: payloads go out in the schema's encoded form (what the main
 // process's dispatcher decodes) and answers come back as an encoded Exit.
@@ -29,7 +29,7 @@ export class ProtocolError extends Error {
 
 /** The payload as the main process's dispatcher decodes it (the schema's encoded side). */
 export function encodePayload<M extends Method>(method: M, payload: PayloadOf<M>): unknown {
-  return Schema.encodeUnknownSync(MethodSpecs[method].payload as Schema.Codec<unknown, unknown>)(payload)
+  return Schema.encodeUnknownSync(payloadSchemaOf(method))(payload)
 }
 
 /** Decodes an encoded Exit: the success value, or throws the failure (a tagged error) or the defect. */

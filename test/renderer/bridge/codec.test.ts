@@ -33,7 +33,7 @@ describe("bridge codec", () => {
     expect(() => decodeExit("app.info", "nonsense")).toThrow(/Unreadable answer to app.info/)
   })
 
-  it("encodes a void payload as nothing", () => {
-    expect(encodePayload("app.snapshot", undefined)).toBeUndefined()
+  it("encodes the payload of a method without input as null", () => {
+    expect(encodePayload("app.snapshot", undefined)).toBeNull()
   })
 })
