@@ -1,6 +1,22 @@
 import { resolve } from "node:path"
 import { defineConfig } from "electron-vite"
 import react from "@vitejs/plugin-react"
+import type { Plugin } from "vite"
+import { metaContentSecurityPolicy } from "./src-main/electron/csp"
+
+/**
+ * Puts the CSP into the built index.html. Only at build: the dev server's React refresh preamble
+ * is an inline script that the policy (rightly) forbids.
+ */
+const cspMeta = (): Plugin => ({
+  name: "gatehouse-csp-meta",
+  apply: "build",
+  transformIndexHtml: (html) =>
+    html.replace(
+      "<head>",
+      `<head>\n    <meta http-equiv="Content-Security-Policy" content="${metaContentSecurityPolicy}" />`,
+    ),
+})
 
 const alias = {
   "@contract": resolve("src-preload/contract"),
@@ -35,6 +51,6 @@ export default defineConfig({
     root: "src-renderer",
     resolve: { alias: { "@contract": resolve("src-preload/contract"), "@renderer": resolve("src-renderer") } },
     build: { rollupOptions: { input: resolve("src-renderer/index.html") } },
-    plugins: [react()],
+    plugins: [react(), cspMeta()],
   },
 })

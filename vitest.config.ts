@@ -2,7 +2,9 @@ import { resolve } from "node:path"
 import { defineConfig } from "vitest/config"
 
 // vitest 5 targets Node 22; its failure reporter calls Map.groupBy, which Node 20 lacks.
-const mapWithGroupBy = Map as unknown as { groupBy?: <K, V>(items: Iterable<V>, key: (item: V, index: number) => K) => Map<K, V[]> }
+const mapWithGroupBy = Map as unknown as {
+  groupBy?: <K, V>(items: Iterable<V>, key: (item: V, index: number) => K) => Map<K, V[]>
+}
 mapWithGroupBy.groupBy ??= <K, V>(items: Iterable<V>, key: (item: V, index: number) => K) => {
   const groups = new Map<K, V[]>()
   let index = 0
@@ -33,7 +35,7 @@ export default defineConfig({
         test: {
           name: "core",
           environment: "node",
-          include: ["test/main/**/*.test.ts", "test/preload/**/*.test.ts"],
+          include: ["test/main/**/*.test.ts", "test/preload/**/*.test.ts", "test/security/**/*.test.ts"],
           exclude: ["test/main/core/store/**"],
           setupFiles: ["test/support/setup.ts"],
           testTimeout: 30_000,

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { resolveDataDir } from "./app/paths"
 import {
   findElectronBinary,
   installedElectronVersion,
@@ -9,8 +8,7 @@ import {
   projectRoot,
 } from "./electron/electronBinary"
 import { electronRebuild, ensureElectronNative } from "./electron/nativeBinding"
-import { parseServeArgs } from "./web/args"
-import { readyLine, startHeadless } from "./web/Headless"
+import { runHeadlessProcess } from "./web/process"
 
 // `npm start` (after `electron-vite build`): a plain-Node launcher that never imports electron.
 // With the Electron binary installed it makes sure the Electron build of better-sqlite3 exists and
@@ -56,32 +54,11 @@ async function runElectron(root: string, binary: string): Promise<void> {
 
 async function runHeadless(root: string): Promise<void> {
   process.stderr.write(`${missingBinaryNotice}\n`)
-  let port: number | undefined
-  try {
-    port = parseServeArgs(process.argv.slice(2)).port
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error))
-  }
-  const host = await startHeadless({
-    dataDir: resolveDataDir({ env: process.env }),
-    port,
+  await runHeadlessProcess({
+    argv: process.argv.slice(2),
     env: process.env,
     rendererDir: join(root, "out", "renderer"),
-  }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))
-
-  let stopping = false
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return
-    stopping = true
-    // A finalizer that hangs must not keep the process alive forever.
-    setTimeout(() => fail(`Gatehouse did not shut down within 10 s after ${signal}`), 10_000).unref()
-    host.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(`Gatehouse shut down with an error: ${String(error)}`),
-    )
-  }
-  for (const signal of signals) process.on(signal, () => stop(signal))
-  process.stdout.write(`${readyLine(host.url, host.supervisorToken)}\n`)
+  })
 }
 
 async function main(): Promise<void> {

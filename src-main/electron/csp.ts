@@ -13,6 +13,16 @@ export const contentSecurityPolicy = [
   "form-action 'none'",
 ].join("; ")
 
+/**
+ * The same policy as a `<meta>` tag in the built index.html: Electron loads the UI from file://,
+ * where response headers may not apply. A meta policy cannot carry `frame-ancestors`, and it
+ * also allows the headless host's loopback WebSocket (there the stricter header policy applies too).
+ */
+export const metaContentSecurityPolicy = [
+  ...contentSecurityPolicy.split("; ").filter((directive) => !directive.startsWith("frame-ancestors")),
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*",
+].join("; ")
+
 export type ResponseHeaders = Record<string, string | Array<string>>
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { contentSecurityPolicy, withContentSecurityPolicy } from "@main/electron/csp"
+import { contentSecurityPolicy, metaContentSecurityPolicy, withContentSecurityPolicy } from "@main/electron/csp"
 import { contentSecurityPolicy as headlessPolicy } from "@main/web/security"
 
 const directives = (policy: string) =>
@@ -50,5 +50,14 @@ describe("csp", () => {
 
   it("adds the policy to a response that had no headers", () => {
     expect(withContentSecurityPolicy(undefined)).toEqual({ "Content-Security-Policy": [contentSecurityPolicy] })
+  })
+
+  it("ships the same policy as a meta tag for file:// pages, minus frame-ancestors and plus loopback WebSockets", () => {
+    const meta = directives(metaContentSecurityPolicy)
+    const expected = new Map(policy)
+    expected.delete("frame-ancestors")
+    expected.set("connect-src", ["'self'", "ws://127.0.0.1:*", "ws://localhost:*"])
+    expect(meta).toEqual(expected)
+    expect(metaContentSecurityPolicy).not.toMatch(/unsafe-inline|unsafe-eval/)
   })
 })
