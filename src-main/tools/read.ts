@@ -133,6 +133,32 @@ export type Output = typeof Output.Type
 
 const SUPPORTED_IMAGE_MIMES: ReadonlySet<string> = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
+/**
+ * What the model reads. Images per E.1. Text and directory pages get a text projection (a project
+ * decision; the seed target has none): measured as JSON, a full 50 KiB page would always exceed the
+ * output bound and be spilled, so large files could never be read page by page.
+ */
+export function modelOutput(input: Input, output: typeof Output.Encoded): ReadonlyArray<Tool.Content> {
+  if ("encoding" in output) {
+    if (output.encoding === "utf8") return [{ type: "text", text: output.content }]
+    if (!SUPPORTED_IMAGE_MIMES.has(output.mime)) return []
+    return [
+      { type: "text", text: "Image read successfully" },
+      { type: "file", data: output.content, mime: output.mime, name: input.path },
+    ]
+  }
+  if ("entries" in output) {
+    const listing = output.entries.map((entry) => entry.path).join("\n") || "(empty directory)"
+    return [{ type: "text", text: listing + continuation("entries", input.offset ?? 1, output.next) }]
+  }
+  return [{ type: "text", text: output.content + continuation("lines", output.offset, output.next) }]
+}
+
+const continuation = (unit: "lines" | "entries", offset: number, next: number | undefined) =>
+  next === undefined
+    ? ""
+    : `\n\n(Showing ${unit} ${offset}-${next - 1}. There are more ${unit}; read again with offset=${next} to continue.)`
+
 interface Page {
   readonly offset?: number | undefined
   readonly limit?: number | undefined
@@ -300,13 +326,7 @@ export const make = Effect.gen(function* () {
       "Read a text file or a supported image (png, jpeg, gif, webp), page through a large UTF-8 text file by line offset, or list a directory page. Relative paths resolve from the current location; absolute paths inside it are accepted, while external absolute paths require external_directory approval.",
     input: Input,
     output: Output,
-    toModelOutput: ({ input, output }) => {
-      if (!("encoding" in output) || output.encoding !== "base64" || !SUPPORTED_IMAGE_MIMES.has(output.mime)) return []
-      return [
-        { type: "text", text: "Image read successfully" },
-        { type: "file", data: output.content, mime: output.mime, name: input.path },
-      ]
-    },
+    toModelOutput: ({ input, output }) => modelOutput(input, output),
     execute: (input, context) =>
       Effect.gen(function* () {
         const target = yield* mutation.resolve({ path: input.path, kind: "directory" })

@@ -198,7 +198,12 @@ export function resolveIn(directory: string, input: Input): Target | PathError {
     found = canonicalize(absolute, input.kind)
   } catch (error) {
     if (error instanceof PathError) return new PathError({ path, reason: error.reason })
-    if (error instanceof Unresolvable || errorCode(error) === "ELOOP" || errorCode(error) === "ENAMETOOLONG")
+    // ENOENT/ENOTDIR here mean a segment vanished or changed type between two of our own calls
+    // (someone is renaming or swapping links right now): refuse rather than guess.
+    if (
+      error instanceof Unresolvable ||
+      ["ELOOP", "ENAMETOOLONG", "ENOENT", "ENOTDIR"].includes(errorCode(error) ?? "")
+    )
       return new PathError({ path, reason: "invalid_path" })
     throw error
   }

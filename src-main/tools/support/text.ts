@@ -5,6 +5,11 @@ import { extname } from "node:path"
 
 export const MAX_READ_LINES = 2_000
 export const MAX_READ_BYTES = 50 * 1024
+/**
+ * Bytes of a page kept free for read's continuation note, so a full page plus the note still fits
+ * the model-output bound (also 50 KiB) instead of being spilled to a managed file.
+ */
+export const PAGE_NOTE_RESERVE = 128
 export const MAX_LINE_LENGTH = 2_000
 export const LINE_TRUNCATED_SUFFIX = `... (line truncated to ${MAX_LINE_LENGTH} chars)`
 /** How much of a file is sniffed before deciding image / binary / text. */
@@ -165,7 +170,7 @@ const utf8Length = (text: string) => Buffer.byteLength(text, "utf8")
  * Collects one page of lines from decoded text pushed in arbitrary chunks. Line `n` is 1-based; a
  * `\r` before `\n` is dropped; a line is cut at 2000 code units (the rest is never kept in memory);
  * the page ends at `limit` lines or when the next line (counted with its joining `\n`) would pass
- * 50 KiB, and then `next` is the first line not returned.
+ * 50 KiB less {@link PAGE_NOTE_RESERVE}, and then `next` is the first line not returned.
  */
 export class LinePager {
   private readonly lines: string[] = []
@@ -232,7 +237,7 @@ export class LinePager {
     // An overlong line holds 2001 units here, so it is always cut (and its `\r`, if any, is gone).
     const text = cutLine(!overlong && raw.endsWith("\r") ? raw.slice(0, -1) : raw)
     const size = utf8Length(text) + (this.lines.length > 0 ? 1 : 0)
-    if (this.lines.length >= this.limit || this.bytes + size > MAX_READ_BYTES) {
+    if (this.lines.length >= this.limit || this.bytes + size > MAX_READ_BYTES - PAGE_NOTE_RESERVE) {
       this.next = number
       this.done = true
       return

@@ -22,6 +22,7 @@ import {
   rule,
   sandbox,
   structuredOf,
+  textOf,
   toolLayer,
   type FileCounts,
 } from "./support/fileTools"
@@ -297,7 +298,8 @@ describe("ReadTool", () => {
         Array.from({ length: 2500 }, (_, index) => `line ${index + 1}`).join("\n") + `\n${"q".repeat(40_000)}`
       writeFileSync(join(box.directory, "many.txt"), many)
       writeFileSync(join(box.directory, "long.txt"), `${"x".repeat(2001)}\n${"y".repeat(2000)}\n`)
-      // 100-byte lines: 100 + 101 × 505 = 51 105 bytes fit, one more would be 51 206 > 51 200.
+      // 100-byte lines: 100 + 101 × 504 = 51 004 bytes fit in 50 KiB less the 128 bytes kept for
+      // the continuation note; one more would be 51 105 > 51 072.
       writeFileSync(join(box.directory, "wide.txt"), Array.from({ length: 600 }, () => "z".repeat(100)).join("\n"))
       return Effect.scoped(
         Effect.gen(function* () {
@@ -317,13 +319,33 @@ describe("ReadTool", () => {
           ])
 
           const wide = structuredOf(yield* tool.call({ path: "wide.txt" })) as ReadTool.TextPage
-          assert.strictEqual(wide.content.split("\n").length, 506)
-          assert.strictEqual(Buffer.byteLength(wide.content), 51_105)
-          assert.deepStrictEqual([wide.truncated, wide.next], [true, 507])
+          assert.strictEqual(wide.content.split("\n").length, 505)
+          assert.strictEqual(Buffer.byteLength(wide.content), 51_004)
+          assert.deepStrictEqual([wide.truncated, wide.next], [true, 506])
         }),
       ).pipe(Effect.provide(toolLayer({ directory: box.directory })))
     },
   )
+
+  it.effect("shows the model a full page as text with how to continue, without spilling it to a managed file", () => {
+    const box = sandbox()
+    writeFileSync(join(box.directory, "wide.txt"), Array.from({ length: 600 }, () => "z".repeat(100)).join("\n"))
+    writeFileSync(join(box.directory, "small.txt"), "hello\nworld\n")
+    return Effect.scoped(
+      Effect.gen(function* () {
+        const tool = yield* read()
+        const page = yield* tool.call({ path: "wide.txt" })
+        assert.isUndefined(page.outputPaths)
+        const text = textOf(page)
+        assert.isTrue(text.startsWith("z".repeat(100)))
+        assert.isTrue(
+          text.endsWith("\n\n(Showing lines 1-505. There are more lines; read again with offset=506 to continue.)"),
+        )
+        assert.strictEqual(textOf(yield* tool.call({ path: "small.txt" })), "hello\nworld\n")
+        assert.strictEqual(textOf(yield* tool.call({ path: "wide.txt", offset: 506 })).split("\n").length, 95)
+      }),
+    ).pipe(Effect.provide(toolLayer({ directory: box.directory })))
+  })
 
   it.effect("lists direct children, directories first, skipping entries that escape or are not files", () => {
     const box = sandbox()

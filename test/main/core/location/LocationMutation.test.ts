@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
@@ -200,6 +201,28 @@ describe("LocationMutation", () => {
       assert.deepStrictEqual(exit, Exit.succeed({ canonical: join(root, "file.txt"), resource: "file.txt" }))
     }),
   )
+
+  it("refuses rather than crashes while another process keeps renaming a directory on the path", async () => {
+    const root = makeTempDir()
+    mkdirSync(join(root, "a", "x"), { recursive: true })
+    // A real concurrent writer: a shell swapping `a` for a link to `b` and back as fast as it can.
+    mkdirSync(join(root, "b", "x"), { recursive: true })
+    const flipper = spawn("/bin/sh", ["-c", "while :; do mv a a.tmp; ln -s b a; rm a; mv a.tmp a; done"], {
+      cwd: root,
+      stdio: "ignore",
+    })
+    try {
+      const outcomes = new Set<string>()
+      for (let i = 0; i < 10_000; i++) {
+        const result = LocationMutation.resolveIn(root, { path: "a/x/new.txt", kind: "file" })
+        outcomes.add(result instanceof LocationMutation.PathError ? result.reason : "target")
+        if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve))
+      }
+      for (const outcome of outcomes) assert.include(["target", "invalid_path", "non_directory_ancestor"], outcome)
+    } finally {
+      flipper.kill("SIGKILL")
+    }
+  })
 
   it("names its errors plainly", () => {
     assert.strictEqual(
