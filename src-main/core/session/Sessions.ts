@@ -23,6 +23,15 @@ export interface CreateInput {
   /** `runner`, `mcp:<client name>` or `opencode:<server>`. */
   readonly source: string
   readonly status?: SessionStatus
+  /** The provider driving a runner session. */
+  readonly provider?: string
+}
+
+export interface StatusOptions {
+  /** Why the session is in the new status; cleared when absent. */
+  readonly reason?: string
+  /** Change only from one of these statuses (compare-and-set); otherwise the session is left as it is. */
+  readonly from?: ReadonlyArray<SessionStatus>
 }
 
 export interface Interface {
@@ -32,8 +41,15 @@ export interface Interface {
   readonly findUnsafe: (id: SessionId) => Session | undefined
   readonly list: () => Effect.Effect<ReadonlyArray<Session>>
   readonly listUnsafe: () => ReadonlyArray<Session>
-  /** Changes the status (and the last-activity time) and publishes `session.updated`. */
-  readonly setStatus: (id: SessionId, status: SessionStatus) => Effect.Effect<Session, NotFoundError>
+  /**
+   * Changes the status and its reason (and the last-activity time) and publishes `session.updated`;
+   * nothing happens when both are unchanged or the current status is not in `options.from`.
+   */
+  readonly setStatus: (
+    id: SessionId,
+    status: SessionStatus,
+    options?: StatusOptions,
+  ) => Effect.Effect<Session, NotFoundError>
 }
 
 export class Service extends Context.Service<Service, Interface>()("@gatehouse/main/core/session/Sessions") {}
@@ -45,10 +61,12 @@ const Row = Schema.Struct({
   title: Schema.String,
   source: Schema.String,
   status: SessionStatus,
+  status_reason: Schema.NullOr(Schema.String),
+  provider: Schema.NullOr(Schema.String),
   created_at: Schema.Number,
   updated_at: Schema.Number,
 })
-const columns = sql`id, project_id, agent, title, source, status, created_at, updated_at`
+const columns = sql`id, project_id, agent, title, source, status, status_reason, provider, created_at, updated_at`
 const toSession = (row: typeof Row.Type): Session => ({
   id: row.id,
   projectId: row.project_id,
@@ -56,6 +74,8 @@ const toSession = (row: typeof Row.Type): Session => ({
   title: row.title,
   source: row.source,
   status: row.status,
+  ...(row.status_reason !== null ? { reason: row.status_reason } : {}),
+  ...(row.provider !== null ? { provider: row.provider } : {}),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -82,26 +102,41 @@ export const layer = Layer.effect(
           title: input.title,
           source: input.source,
           status: input.status ?? "idle",
+          ...(input.provider !== undefined ? { provider: input.provider } : {}),
           createdAt: now,
           updatedAt: now,
         }
         store.run(
-          sql`INSERT INTO session (id, project_id, agent, title, source, status, created_at, updated_at)
-              VALUES (${session.id}, ${session.projectId}, ${session.agent}, ${session.title}, ${session.source}, ${session.status}, ${now}, ${now})`,
+          sql`INSERT INTO session (id, project_id, agent, title, source, status, provider, created_at, updated_at)
+              VALUES (${session.id}, ${session.projectId}, ${session.agent}, ${session.title}, ${session.source}, ${session.status}, ${input.provider ?? null}, ${now}, ${now})`,
         )
         bus.publishUnsafe({ _tag: "session.created", session })
         return session
       })
     })
 
-    const setStatus = Effect.fn("Sessions.setStatus")(function* (id: SessionId, status: SessionStatus) {
+    const setStatus = Effect.fn("Sessions.setStatus")(function* (
+      id: SessionId,
+      status: SessionStatus,
+      options: StatusOptions = {},
+    ) {
       const updated = yield* Effect.sync(() =>
         store.transaction(() => {
           const current = findUnsafe(id)
           if (!current) return undefined
-          if (current.status === status) return current
-          const session: Session = { ...current, status, updatedAt: Date.now() }
-          store.run(sql`UPDATE session SET status = ${status}, updated_at = ${session.updatedAt} WHERE id = ${id}`)
+          if (options.from && !options.from.includes(current.status)) return current
+          if (current.status === status && current.reason === options.reason) return current
+          const { reason: _, ...rest } = current
+          const session: Session = {
+            ...rest,
+            status,
+            ...(options.reason !== undefined ? { reason: options.reason } : {}),
+            updatedAt: Date.now(),
+          }
+          store.run(
+            sql`UPDATE session SET status = ${status}, status_reason = ${options.reason ?? null},
+                  updated_at = ${session.updatedAt} WHERE id = ${id}`,
+          )
           bus.publishUnsafe({ _tag: "session.updated", session })
           return session
         }),
