@@ -1,14 +1,16 @@
-import { EmptyState } from "../shell/EmptyState"
+import { selectViewerOutputId, useOutputViewerStore } from "../../state/outputViewerStore"
 import { ViewFrame } from "../shell/ViewFrame"
+import { OutputsTable } from "./OutputsTable"
+import { OutputViewer } from "./OutputViewer"
+import "../shell/controls.css"
+import "./outputs.css"
 
-/** Tool outputs too large for the model's preview, kept for a week. */
+/** Tool outputs too large for the model's preview, kept for a week; or one of them, page by page. */
 export function OutputsView() {
+  const open = useOutputViewerStore(selectViewerOutputId)
   return (
     <ViewFrame id="outputs" title="Outputs">
-      <EmptyState title="No kept outputs">
-        Tool outputs over 2000 lines or 50 KB are saved in full for 7 days. The model sees a preview; you can read the
-        whole output here.
-      </EmptyState>
+      {open === null ? <OutputsTable /> : <OutputViewer key={open} id={open} />}
     </ViewFrame>
   )
 }
