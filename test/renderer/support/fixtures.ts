@@ -33,6 +33,10 @@ export const snapshot = (seq: number, sessions: ReadonlyArray<Session> = [], pro
   seq,
   projects,
   sessions,
+  asks: [],
+  questions: [],
+  approvals: [],
+  outputs: [],
 })
 
 export const info = (seq = 0): AppInfo => ({
