@@ -39,7 +39,14 @@ describe("Tokens", () => {
     assert.isTrue(tokens.verify("supervisor", tokens.supervisor))
     assert.isFalse(tokens.verify("agent", tokens.supervisor))
     assert.isFalse(tokens.verify("supervisor", tokens.agent))
-    for (const wrong of [undefined, null, "", tokens.agent.slice(0, 63), tokens.agent.toUpperCase(), `${tokens.agent} `])
+    for (const wrong of [
+      undefined,
+      null,
+      "",
+      tokens.agent.slice(0, 63),
+      tokens.agent.toUpperCase(),
+      `${tokens.agent} `,
+    ])
       assert.isFalse(tokens.verify("agent", wrong))
   })
 })

@@ -7,7 +7,10 @@ import { DataDir } from "@core/config/DataDir"
 import { makeTempDir } from "../../../support/temp"
 
 const invalid = (text: string) => {
-  const error = assert.throws(() => Config.parseText("/data/config.jsonc", text), Config.InvalidError) as unknown as Config.InvalidError
+  const error = assert.throws(
+    () => Config.parseText("/data/config.jsonc", text),
+    Config.InvalidError,
+  ) as unknown as Config.InvalidError
   return error.message
 }
 

@@ -81,7 +81,10 @@ describe("EventBus", () => {
                     { discard: true },
                   )
                 const running = yield* Effect.forkChild(
-                  Effect.all(Array.from({ length: publishers }, (_, p) => publisher(p)), { concurrency: "unbounded" }),
+                  Effect.all(
+                    Array.from({ length: publishers }, (_, p) => publisher(p)),
+                    { concurrency: "unbounded" },
+                  ),
                 )
                 yield* Effect.yieldNow
                 const sub = yield* bus.subscribe(() => applied.length)

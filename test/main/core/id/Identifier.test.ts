@@ -22,10 +22,13 @@ describe("Identifier", () => {
 
   it("keeps ascending when the wall clock steps backwards", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1_700_000_000_000, max: 1_700_000_000_100 }), { minLength: 2 }), (clock) => {
-        const bodies = clock.map((now) => ascendingBody(now))
-        return bodies.every((body, i) => i === 0 || body.slice(0, 16) > bodies[i - 1]!.slice(0, 16))
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1_700_000_000_000, max: 1_700_000_000_100 }), { minLength: 2 }),
+        (clock) => {
+          const bodies = clock.map((now) => ascendingBody(now))
+          return bodies.every((body, i) => i === 0 || body.slice(0, 16) > bodies[i - 1]!.slice(0, 16))
+        },
+      ),
     )
   })
 

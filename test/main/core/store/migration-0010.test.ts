@@ -17,12 +17,20 @@ describe("Store/migration 0010", () => {
     }
     db.prepare("INSERT INTO project VALUES ('prj_1', '/repo', 'repo', 1, 1)").run()
     db.prepare("INSERT INTO session VALUES ('ses_1', 'prj_1', 'build', 't', 'runner', 'idle', 1, 1)").run()
-    assert.throws(() => db.prepare("INSERT INTO session VALUES ('ses_2', 'prj_x', 'build', 't', 'runner', 'idle', 1, 1)").run(), /FOREIGN KEY/)
-    assert.throws(() => db.prepare("INSERT INTO session VALUES ('ses_3', 'prj_1', 'build', 't', 'runner', 'asleep', 1, 1)").run(), /CHECK/)
+    assert.throws(
+      () => db.prepare("INSERT INTO session VALUES ('ses_2', 'prj_x', 'build', 't', 'runner', 'idle', 1, 1)").run(),
+      /FOREIGN KEY/,
+    )
+    assert.throws(
+      () => db.prepare("INSERT INTO session VALUES ('ses_3', 'prj_1', 'build', 't', 'runner', 'asleep', 1, 1)").run(),
+      /CHECK/,
+    )
     assert.throws(() => db.prepare("INSERT INTO project VALUES ('prj_2', '/repo', 'again', 1, 1)").run(), /UNIQUE/)
     db.prepare("DELETE FROM project WHERE id = 'prj_1'").run()
     assert.strictEqual(db.prepare("SELECT count(*) FROM session").pluck().get(), 0)
-    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM session WHERE project_id = ? ORDER BY updated_at").all("prj_1")
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT * FROM session WHERE project_id = ? ORDER BY updated_at")
+      .all("prj_1")
     assert.include(JSON.stringify(plan), "session_project_idx")
     db.close()
   })

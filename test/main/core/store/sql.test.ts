@@ -28,7 +28,12 @@ describe("sql", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), (value) => {
         const query = sql`SELECT ${value} AS v`
-        return db.prepare(query.text).pluck().get(...query.values) === value
+        return (
+          db
+            .prepare(query.text)
+            .pluck()
+            .get(...query.values) === value
+        )
       }),
     )
     db.close()
