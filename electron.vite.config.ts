@@ -36,6 +36,7 @@ export default defineConfig({
           serve: resolve("src-main/web/serve.ts"),
           launch: resolve("src-main/launch.ts"),
           cli: resolve("src-main/cli/main.ts"),
+          demo: resolve("src-main/demo/main.ts"),
         },
       },
     },

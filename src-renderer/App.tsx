@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ComponentType } from "react"
 import { ApprovalsView } from "./features/approvals/ApprovalsView"
 import { InboxView } from "./features/inbox/InboxView"
+import { InboxAnnouncer } from "./features/inbox/InboxAnnouncer"
 import { OutputsView } from "./features/outputs/OutputsView"
 import { SessionsView } from "./features/sessions/SessionsView"
 import { ConnectionIndicator, ConnectionProblem } from "./features/shell/ConnectionIndicator"
@@ -32,6 +33,7 @@ export function App() {
       <header className="shell-header">
         <span className="brand">Gatehouse</span>
         <ConnectionIndicator />
+        <InboxAnnouncer />
       </header>
       <Navigation />
       <main className="shell-main" ref={main}>

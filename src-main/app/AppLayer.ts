@@ -9,6 +9,18 @@ import { Sessions } from "@core/session/Sessions"
 import { Store } from "@core/store/Store"
 import { ApplicationTools } from "@core/tool/ApplicationTools"
 import { ToolOutputStore } from "@core/output/ToolOutputStore"
+import { Agents } from "@core/session/Agents"
+import { DecisionLog } from "@core/permission/DecisionLog"
+import { SavedApprovals } from "@core/permission/SavedApprovals"
+import { Todos } from "@core/session/Todos"
+import { Questions } from "@core/session/Questions"
+import { ToolCalls } from "@core/session/ToolCalls"
+import { Locations } from "@core/location/Locations"
+import { Runner } from "@core/session/Runner"
+import { Blocking } from "@core/session/Blocking"
+import { SessionControl } from "@core/session/SessionControl"
+import { FileMutation } from "@main/tools/support/FileMutation"
+import { Builtins } from "@main/tools/builtins"
 
 export interface AppOptions {
   readonly dataDir: string
@@ -39,8 +51,29 @@ export const makeAppLayer = (options: AppOptions) => {
     Sessions.layer,
     ApplicationTools.layer,
     ToolOutputStore.layerWithRetention,
+    Agents.layer,
+    SavedApprovals.layer,
+    // Building it marks asks a previous process left pending as interrupted (once per process).
+    DecisionLog.layer,
+    Todos.layer,
+    // Like DecisionLog: building it marks questions a previous process left pending as interrupted.
+    Questions.layer,
+    // Building it marks tool calls left running as interrupted and fails sessions left running.
+    ToolCalls.layer,
+    // One per process: file tools of every Location share its per-path locks.
+    FileMutation.layer,
   )
-  return domain.pipe(Layer.provideMerge(infrastructure), Layer.provideMerge(platform))
+  // Every Location registers the twelve built-in tools for as long as it lives.
+  const locations = Locations.layer({ plugins: Builtins.layer })
+  const sessions = Layer.mergeAll(Runner.layer({ env: options.env ?? process.env }), Blocking.layer).pipe(
+    Layer.provideMerge(locations),
+  )
+  // One door for "stop this session": the runner registers here, MCP ingress does when it runs.
+  const control = SessionControl.runnerLayer.pipe(
+    Layer.provideMerge(SessionControl.layer),
+    Layer.provideMerge(sessions),
+  )
+  return control.pipe(Layer.provideMerge(domain), Layer.provideMerge(infrastructure), Layer.provideMerge(platform))
 }
 
 export type AppServices = Layer.Success<ReturnType<typeof makeAppLayer>>

@@ -1,8 +1,12 @@
-// The `gatehouse` command. Sub-commands arrive with the runner (run) and MCP ingress (mcp, mcp-config).
+#!/usr/bin/env node
+import { runCli } from "./commands"
 
-const usage = `Usage: gatehouse <command>
-
-Commands are added by later features; run \`npm start\` or \`npm run serve\` to start Gatehouse.`
-
-process.stdout.write(`${usage}\n`)
-process.exitCode = process.argv.length > 2 ? 2 : 0
+// The `gatehouse` bin (out/main/cli.js; `npm run gatehouse -- <command>` runs it from source).
+void runCli(process.argv.slice(2), {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  cwd: process.cwd(),
+}).then((code) => {
+  process.exitCode = code
+})

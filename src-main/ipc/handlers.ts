@@ -6,9 +6,24 @@ import { EventBus } from "@core/events/EventBus"
 import { Projects } from "@core/session/Projects"
 import { Sessions } from "@core/session/Sessions"
 import type { Handlers } from "./ContractServer"
+import { inboxHandlers, pendingReader, type InboxServices } from "./inbox"
+import { approvalsHandlers, approvalsReader, type ApprovalsServices } from "./approvals"
+import { outputsHandlers, outputsReader, type OutputsServices } from "./outputs"
+import { sessionsHandlers, type SessionsServices } from "./sessions"
+import { runnerHandlers, type RunnerServices } from "./runner"
 
 /** The services the contract's handlers use. */
-export type HandlerServices = AppInfo.Service | DataDir.Service | EventBus.Service | Projects.Service | Sessions.Service
+export type HandlerServices =
+  | AppInfo.Service
+  | DataDir.Service
+  | EventBus.Service
+  | Projects.Service
+  | Sessions.Service
+  | InboxServices
+  | ApprovalsServices
+  | OutputsServices
+  | SessionsServices
+  | RunnerServices
 
 /**
  * Reads everything the UI shows in one synchronous step, so the state and `seq` agree
@@ -18,11 +33,20 @@ export const snapshot = Effect.gen(function* () {
   const bus = yield* EventBus.Service
   const projects = yield* Projects.Service
   const sessions = yield* Sessions.Service
-  return yield* Effect.sync((): Snapshot => ({
-    seq: bus.sequence(),
-    projects: projects.listUnsafe(),
-    sessions: sessions.listUnsafe(),
-  }))
+  const pending = yield* pendingReader
+  const approvals = yield* approvalsReader
+  const outputs = yield* outputsReader
+  return yield* Effect.sync((): Snapshot => {
+    const sessionList = sessions.listUnsafe()
+    return {
+      seq: bus.sequence(),
+      projects: projects.listUnsafe(),
+      sessions: sessionList,
+      ...pending(sessionList),
+      approvals: approvals(),
+      outputs: outputs(),
+    }
+  })
 })
 
 export const handlers: Handlers<HandlerServices> = {
@@ -34,4 +58,9 @@ export const handlers: Handlers<HandlerServices> = {
       return { name: info.name, version: info.version, host: info.host, dataDir: dataDir.path, seq: bus.sequence() }
     }),
   "app.snapshot": () => snapshot,
+  ...inboxHandlers,
+  ...approvalsHandlers,
+  ...outputsHandlers,
+  ...sessionsHandlers,
+  ...runnerHandlers,
 }

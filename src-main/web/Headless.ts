@@ -5,6 +5,7 @@ import { Context, Effect, Layer, Logger, ManagedRuntime, Schema } from "effect"
 import { makeAppLayer } from "@main/app/AppLayer"
 import { Tokens } from "@core/auth/Tokens"
 import { DataDir } from "@core/config/DataDir"
+import { McpIngress } from "@main/ingress/McpIngress"
 import packageJson from "../../package.json"
 import { ContractSocket } from "./ContractSocket"
 import { HttpServer } from "./HttpServer"
@@ -22,6 +23,8 @@ export interface HeadlessOptions {
   /** The built renderer; by default `out/renderer` next to the built `out/main/serve.js`. */
   readonly rendererDir?: string
   readonly version?: string
+  /** MCP ingress timings (tests shorten them). */
+  readonly mcp?: McpIngress.Options
 }
 
 export interface Headless {
@@ -48,7 +51,7 @@ export const readyLine = (url: string, supervisorToken: string) => `Gatehouse re
 export const defaultRendererDir = () => join(dirname(fileURLToPath(import.meta.url)), "..", "renderer")
 
 /** Writes server.json once the port is known and removes it on shutdown (if it is still ours). */
-const serverFileLayer = Layer.effectDiscard(
+export const serverFileLayer = Layer.effectDiscard(
   Effect.gen(function* () {
     const server = yield* HttpServer.Service
     const dataDir = yield* DataDir.Service
@@ -77,6 +80,8 @@ export const makeHostLayer = (options: HeadlessOptions) => {
   const routes = Layer.mergeAll(
     StaticFiles.layer(options.rendererDir ?? defaultRendererDir()),
     ContractSocket.layer,
+    // `/mcp`, admitted by the agent token only.
+    McpIngress.layer(options.mcp),
     serverFileLayer,
   )
   return routes.pipe(

@@ -3,8 +3,12 @@ import type { AppEvent, Envelope } from "@contract/events"
 import type { AppInfo, Snapshot } from "@contract/methods"
 import { EventBatchJson } from "@contract/wire"
 import type { Bridge, Transport } from "../bridge/Bridge"
+import { useApprovalsStore } from "./approvalsStore"
 import { useConnectionStore } from "./connectionStore"
+import { useInboxStore } from "./inboxStore"
+import { useOutputsStore } from "./outputsStore"
 import { useProjectsStore } from "./projectsStore"
+import { useSessionDetailStore } from "./sessionDetailStore"
 import { useSessionsStore } from "./sessionsStore"
 
 // The renderer's one event subscriber (SG-13). It loads `app.snapshot`, then applies exactly the
@@ -37,7 +41,14 @@ export interface Stores {
 
 /** The app's stores; every domain store that follows events is listed here. */
 export const appStores: Stores = {
-  domains: [useProjectsStore, useSessionsStore],
+  domains: [
+    useProjectsStore,
+    useSessionsStore,
+    useInboxStore,
+    useApprovalsStore,
+    useOutputsStore,
+    useSessionDetailStore,
+  ],
   connection: useConnectionStore,
 }
 

@@ -1,27 +1,24 @@
 import { act } from "react"
-import { createRoot, type Root } from "react-dom/client"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { App } from "@renderer/App"
 import { useConnectionStore } from "@renderer/state/connectionStore"
 import { useNavigationStore } from "@renderer/state/navigationStore"
 import { useSessionsStore } from "@renderer/state/sessionsStore"
 import { info, session, snapshot } from "./support/fixtures"
+import { render } from "./support/render"
+import { scriptedBridge } from "./support/scriptedBridge"
 
-;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
-
-let container: HTMLDivElement
-let root: Root
+let container: HTMLElement
+let unmount: () => void
 
 beforeEach(() => {
-  container = document.createElement("div")
-  document.body.append(container)
-  root = createRoot(container)
-  act(() => root.render(<App />))
+  // The views load what the snapshot does not carry (e.g. the agents' rules) through the bridge.
+  const { bridge } = scriptedBridge({ "agents.list": () => [] })
+  ;({ container, unmount } = render(<App />, bridge))
 })
 
 afterEach(() => {
-  act(() => root.unmount())
-  container.remove()
+  unmount()
   useNavigationStore.setState({ view: "inbox" })
   useConnectionStore.setState({ indicator: "connecting", problem: null, info: null })
   useSessionsStore.setState({ ids: [], byId: {} })

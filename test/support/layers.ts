@@ -8,6 +8,12 @@ import { Sessions } from "@core/session/Sessions"
 import { Store } from "@core/store/Store"
 import { ApplicationTools } from "@core/tool/ApplicationTools"
 import { ToolOutputStore } from "@core/output/ToolOutputStore"
+import { Agents } from "@core/session/Agents"
+import { DecisionLog } from "@core/permission/DecisionLog"
+import { SavedApprovals } from "@core/permission/SavedApprovals"
+import { Todos } from "@core/session/Todos"
+import { Questions } from "@core/session/Questions"
+import { FileMutation } from "@main/tools/support/FileMutation"
 
 export interface CoreTestOptions {
   readonly dataDir: string
@@ -30,8 +36,16 @@ export const coreTestLayer = (options: CoreTestOptions) => {
     options.database ? Store.layerFile(options.database) : Store.layerMemory,
     EventBus.layer,
   )
-  return Layer.mergeAll(Projects.layer, Sessions.layer, ApplicationTools.layer, ToolOutputStore.layer).pipe(
-    Layer.provideMerge(infrastructure),
-    Layer.provideMerge(platform),
-  )
+  return Layer.mergeAll(
+    Projects.layer,
+    Sessions.layer,
+    ApplicationTools.layer,
+    ToolOutputStore.layer,
+    Agents.layer,
+    SavedApprovals.layer,
+    DecisionLog.layer,
+    Todos.layer,
+    Questions.layer,
+    FileMutation.layer,
+  ).pipe(Layer.provideMerge(infrastructure), Layer.provideMerge(platform))
 }

@@ -50,8 +50,28 @@ describe("preload", () => {
     `)
     expect(Object.keys(api().invoke).sort()).toMatchInlineSnapshot(`
       [
+        "agents.list",
         "app.info",
         "app.snapshot",
+        "approvals.add",
+        "approvals.export",
+        "approvals.list",
+        "approvals.remove",
+        "approvals.update",
+        "decisions.export",
+        "decisions.list",
+        "outputs.delete",
+        "outputs.list",
+        "outputs.read",
+        "permission.rejectSession",
+        "permission.reply",
+        "permission.replyMany",
+        "question.reject",
+        "question.reply",
+        "sessions.get",
+        "sessions.list",
+        "sessions.start",
+        "sessions.stop",
       ]
     `)
   })

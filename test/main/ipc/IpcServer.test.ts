@@ -6,7 +6,7 @@ import { InvalidRequestError } from "@contract/methods"
 import { exitSchemaOf, payloadSchemaOf } from "@contract/wire"
 import type { Handlers } from "@main/ipc/ContractServer"
 import { IpcServer } from "@main/ipc/IpcServer"
-import { coreTestLayer } from "../../support/layers"
+import { contractTestLayer } from "./contract"
 import { makeTempDir } from "../../support/temp"
 
 type Listener = Parameters<IpcServer.IpcMainSlice["handle"]>[1]
@@ -44,17 +44,21 @@ const failureOf = (exit: Exit.Exit<unknown, unknown>): unknown => {
 
 const info = { name: "Gatehouse", version: "1.2.3", dataDir: "/data", seq: 0, host: "electron" as const }
 
-/** Handlers that count their calls; `app.snapshot` fails with a typed error to show it travels as data. */
+/** One handler per method, each made by `handler` (the test does not care about the real services). */
+const everyMethod = (handler: (method: Method) => Effect.Effect<unknown, unknown>): Handlers<never> =>
+  Object.fromEntries(Methods.map((method) => [method, () => handler(method)])) as unknown as Handlers<never>
+
+/** Handlers that count their calls; all but `app.info` fail with a typed error to show it travels as data. */
 const countingHandlers = () => {
   const calls: Array<Method> = []
-  const handlers: Handlers<never> = {
-    "app.info": () => Effect.sync(() => (calls.push("app.info"), info)),
-    "app.snapshot": () =>
-      Effect.suspend(() => {
-        calls.push("app.snapshot")
-        return Effect.fail(new InvalidRequestError({ method: "app.snapshot", reason: "not now" }))
-      }),
-  }
+  const handlers = everyMethod((method) =>
+    Effect.suspend(() => {
+      calls.push(method)
+      return method === "app.info"
+        ? Effect.succeed(info)
+        : Effect.fail(new InvalidRequestError({ method, reason: "not now" }))
+    }),
+  )
   return { calls, handlers }
 }
 
@@ -219,10 +223,7 @@ describe("IpcServer", () => {
     it.effect("returns a defect as data when the handler dies", () =>
       Effect.gen(function* () {
         const ipc = new FakeIpcMain()
-        const handlers: Handlers<never> = {
-          "app.info": () => Effect.die(new Error("boom")),
-          "app.snapshot": () => Effect.die(new Error("boom")),
-        }
+        const handlers = everyMethod(() => Effect.die(new Error("boom")))
         yield* IpcServer.register({ ipcMain: ipc, app, handlers, run: Effect.runPromise })
         const answer = yield* Effect.promise(() => ipc.invoke(channelOf("app.info"), mainFrame(index)))
         const reason = failureOf(decodeAnswer("app.info", answer)) as { readonly _tag: string }
@@ -283,7 +284,9 @@ describe("IpcServer", () => {
           const exit = decodeAnswer("app.info", answer)
           assert.isTrue(Exit.isSuccess(exit))
           if (Exit.isSuccess(exit)) assert.strictEqual((exit.value as { dataDir: string }).dataDir, dataDir)
-        }).pipe(Effect.provide(IpcServer.layer({ ipcMain: ipc, app }).pipe(Layer.provide(coreTestLayer({ dataDir })))))
+        }).pipe(
+          Effect.provide(IpcServer.layer({ ipcMain: ipc, app }).pipe(Layer.provide(contractTestLayer({ dataDir })))),
+        )
         assert.strictEqual(ipc.listeners.size, 0)
       }),
     )

@@ -5,8 +5,11 @@ import { EventBatchJson, exitSchemaOf } from "@contract/wire"
 import { isElectronApi, makeElectronBridge, type ElectronApi } from "@renderer/bridge/ElectronBridge"
 import { created, info, session, snapshot } from "../support/fixtures"
 
-/** The preload's `window.api` as plain data: answers each method with an encoded Exit. */
-function preloadApi(answers: { [M in Method]: unknown }) {
+/**
+ * The preload's `window.api` as plain data: answers the methods given with an encoded Exit (the
+ * others fail the test if called).
+ */
+function preloadApi(answers: { readonly [M in Method]?: unknown }) {
   const listeners = new Set<(batch: unknown) => void>()
   const received: Array<[string, unknown]> = []
   const api: ElectronApi = {
@@ -15,6 +18,7 @@ function preloadApi(answers: { [M in Method]: unknown }) {
         method,
         async (payload: unknown) => {
           received.push([method, payload])
+          if (!(method in answers)) throw new Error(`unexpected call to ${method}`)
           return Schema.encodeUnknownSync(exitSchemaOf(method))(Exit.succeed(answers[method]))
         },
       ]),
