@@ -11,7 +11,11 @@ import { guardWebContents } from "./electron/navigation"
 import { nativeBindingPath } from "./electron/nativeBinding"
 import { hardenSession } from "./electron/session"
 import { createMainWindow, focusWindow, loadRenderer, type RendererEntry } from "./electron/windows"
+import { appServerLayer } from "./ingress/host"
 import { IpcServer } from "./ipc/IpcServer"
+import { handlers } from "./ipc/handlers"
+import { localCaller } from "./ipc/localCaller"
+import { installMenu } from "./electron/menu"
 
 // The Electron composition root (SG-8): one app layer in one ManagedRuntime, the contract over IPC,
 // windows from the one factory, and a quit that waits for the runtime to dispose.
@@ -55,14 +59,20 @@ async function main(): Promise<void> {
   hardenSession(session.defaultSession, appOrigin)
   app.on("web-contents-created", (_event, contents) => guardWebContents(contents, appOrigin))
 
+  const dataDir = resolveDataDir({ env: process.env, electronUserData: app.getPath("userData") })
   const appLayer = makeAppLayer({
     host: "electron",
-    dataDir: resolveDataDir({ env: process.env, electronUserData: app.getPath("userData") }),
+    dataDir,
     version: app.getVersion(),
     nativeBinding,
   })
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(IpcServer.layer({ ipcMain, app: appOrigin }), EventPush.layer).pipe(Layer.provideMerge(appLayer)),
+    Layer.mergeAll(
+      IpcServer.layer({ ipcMain, app: appOrigin }),
+      EventPush.layer,
+      // MCP clients reach the app over loopback HTTP (`/mcp`, agent token), like the headless host.
+      appServerLayer(),
+    ).pipe(Layer.provideMerge(appLayer)),
   )
 
   let disposing = false
@@ -88,6 +98,8 @@ async function main(): Promise<void> {
     await runtime.dispose()
     throw Cause.squash(started.cause)
   }
+
+  installMenu({ dataDir, call: localCaller(handlers, runtime.runPromise) })
 
   const openWindow = (): BrowserWindow => {
     const window = createMainWindow({ preload })

@@ -3,10 +3,11 @@ import { isAppUrl, type AppOrigin } from "@main/ipc/IpcServer"
 // Electron grants every permission request unless a handler says otherwise (checklist #5).
 
 /**
- * Permissions the app's own pages may use. Empty on purpose: nothing in Gatehouse needs the camera,
- * notifications or the clipboard API. Adding one here is a reviewed change.
+ * Permissions the app's own pages may use: only desktop notifications, which the inbox uses to
+ * announce new asks while the window is not focused. Nothing needs the camera, geolocation or the
+ * clipboard API. Adding one here is a reviewed change.
  */
-export const allowedPermissions: ReadonlySet<string> = new Set()
+export const allowedPermissions: ReadonlySet<string> = new Set(["notifications"])
 
 /** Grants only an allowlisted permission, and only to the app's own pages. */
 export function isPermissionGranted(permission: string, requestingUrl: string | undefined, app: AppOrigin): boolean {

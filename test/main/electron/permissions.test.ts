@@ -27,11 +27,11 @@ describe("permissions", () => {
     expect(names).toContain("openExternal")
   })
 
-  it("grants nothing by default: the allowlist is empty", () => {
-    expect([...allowedPermissions]).toEqual([])
+  it("allows only desktop notifications, the one permission the inbox uses", () => {
+    expect([...allowedPermissions]).toEqual(["notifications"])
   })
 
-  it("denies every permission request, even from the app's own page", () => {
+  it("denies every other permission request, even from the app's own page, and notifications to others", () => {
     const handler = permissionRequestHandler(app)
     const granted = names.filter((permission) => {
       let answer: boolean | undefined
@@ -39,13 +39,16 @@ describe("permissions", () => {
       expect(answer).toBeDefined()
       return answer
     })
-    expect(granted).toEqual([])
+    expect(granted).toEqual(["notifications"])
+    let foreign: boolean | undefined
+    handler(null, "notifications", (value) => (foreign = value), { requestingUrl: "https://evil.example/" })
+    expect(foreign).toBe(false)
   })
 
-  it("answers every permission check with no", () => {
+  it("answers every other permission check with no", () => {
     const handler = permissionCheckHandler(app)
     const granted = names.filter((permission) => handler(null, permission, "file:///", { requestingUrl: index }))
-    expect(granted).toEqual([])
+    expect(granted).toEqual(["notifications"])
     expect(handler(null, "media", "https://evil.example", { requestingUrl: "https://evil.example/" })).toBe(false)
   })
 })
