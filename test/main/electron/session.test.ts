@@ -33,7 +33,7 @@ describe("session", () => {
     const session = new FakeSession()
     hardenSession(session, app)
     let granted: boolean | undefined
-    session.request!(null, "notifications", (value) => (granted = value), { requestingUrl: index })
+    session.request!(null, "media", (value) => (granted = value), { requestingUrl: index })
     expect(granted).toBe(false)
     expect(session.check!(null, "clipboard-read", "file:///", { requestingUrl: index })).toBe(false)
   })
