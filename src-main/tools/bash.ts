@@ -7,6 +7,7 @@ import { PermissionV2 } from "@core/permission/PermissionV2"
 import type { Sessions } from "@core/session/Sessions"
 import { Tool } from "@core/tool/Tool"
 import { run, type SpawnError } from "./support/process"
+import { explainedFailure } from "./support/failure"
 import { assertAction, assertExternal } from "./support/permission"
 
 export * as BashTool from "./bash"
@@ -147,22 +148,8 @@ type Failure =
   | Sessions.NotFoundError
   | SpawnError
 
-/**
- * Only classified, recoverable errors become model-visible failures; a plain decline (a defect)
- * and interruption pass through untouched.
- */
-function toFailure(error: Failure, input: Input): Tool.ToolFailure {
-  switch (error._tag) {
-    case "LLM.ToolFailure":
-      return error
-    case "LocationMutation.PathError":
-    case "PermissionV2.BlockedError":
-    case "PermissionV2.CorrectedError":
-      return new Tool.ToolFailure({ message: error.message, error })
-    default:
-      return new Tool.ToolFailure({ message: `Unable to execute command: ${input.command}`, error })
-  }
-}
+const toFailure = (error: Failure, input: Input) =>
+  explainedFailure(error, `Unable to execute command: ${input.command}`)
 
 export const make = Effect.gen(function* () {
   const permission = yield* PermissionV2.Service

@@ -6,6 +6,7 @@ import { LocationMutation } from "@core/location/LocationMutation"
 import { PermissionV2 } from "@core/permission/PermissionV2"
 import type { Sessions } from "@core/session/Sessions"
 import { Tool } from "@core/tool/Tool"
+import { explainedFailure } from "./support/failure"
 import { assertAction } from "./support/permission"
 import { listFiles, type SearchError } from "./support/ripgrep"
 
@@ -124,18 +125,8 @@ type Failure =
   | Sessions.NotFoundError
   | SearchError
 
-function toFailure(error: Failure, input: Input): Tool.ToolFailure {
-  switch (error._tag) {
-    case "LLM.ToolFailure":
-      return error
-    case "LocationMutation.PathError":
-    case "PermissionV2.BlockedError":
-    case "PermissionV2.CorrectedError":
-      return new Tool.ToolFailure({ message: error.message, error })
-    default:
-      return new Tool.ToolFailure({ message: `Unable to find files matching ${input.pattern}`, error })
-  }
-}
+const toFailure = (error: Failure, input: Input) =>
+  explainedFailure(error, `Unable to find files matching ${input.pattern}`)
 
 export const make = Effect.gen(function* () {
   const permission = yield* PermissionV2.Service

@@ -7,6 +7,7 @@ import { ToolOutputStore } from "@core/output/ToolOutputStore"
 import { PermissionV2 } from "@core/permission/PermissionV2"
 import type { Sessions } from "@core/session/Sessions"
 import { Tool } from "@core/tool/Tool"
+import { explainedFailure } from "./support/failure"
 import { assertAction, assertExternal } from "./support/permission"
 import { searchLines, type SearchError } from "./support/ripgrep"
 
@@ -107,18 +108,7 @@ type Failure =
   | Sessions.NotFoundError
   | SearchError
 
-function toFailure(error: Failure, input: Input): Tool.ToolFailure {
-  switch (error._tag) {
-    case "LLM.ToolFailure":
-      return error
-    case "LocationMutation.PathError":
-    case "PermissionV2.BlockedError":
-    case "PermissionV2.CorrectedError":
-      return new Tool.ToolFailure({ message: error.message, error })
-    default:
-      return new Tool.ToolFailure({ message: `Unable to grep for ${input.pattern}`, error })
-  }
-}
+const toFailure = (error: Failure, input: Input) => explainedFailure(error, `Unable to grep for ${input.pattern}`)
 
 export const make = Effect.gen(function* () {
   const permission = yield* PermissionV2.Service
