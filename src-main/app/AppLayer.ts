@@ -10,6 +10,7 @@ import { Store } from "@core/store/Store"
 import { ApplicationTools } from "@core/tool/ApplicationTools"
 import { ToolOutputStore } from "@core/output/ToolOutputStore"
 import { Agents } from "@core/session/Agents"
+import { AskSources } from "@core/permission/AskSources"
 import { DecisionLog } from "@core/permission/DecisionLog"
 import { SavedApprovals } from "@core/permission/SavedApprovals"
 import { Todos } from "@core/session/Todos"
@@ -19,6 +20,7 @@ import { Locations } from "@core/location/Locations"
 import { Runner } from "@core/session/Runner"
 import { Blocking } from "@core/session/Blocking"
 import { SessionControl } from "@core/session/SessionControl"
+import { Connectors } from "@core/connector/Connectors"
 import { FileMutation } from "@main/tools/support/FileMutation"
 import { Builtins } from "@main/tools/builtins"
 
@@ -55,6 +57,8 @@ export const makeAppLayer = (options: AppOptions) => {
     SavedApprovals.layer,
     // Building it marks asks a previous process left pending as interrupted (once per process).
     DecisionLog.layer,
+    // Where the inbox finds pending asks and sends answers: Locations and connected servers register.
+    AskSources.layer,
     Todos.layer,
     // Like DecisionLog: building it marks questions a previous process left pending as interrupted.
     Questions.layer,
@@ -65,9 +69,12 @@ export const makeAppLayer = (options: AppOptions) => {
   )
   // Every Location registers the twelve built-in tools for as long as it lives.
   const locations = Locations.layer({ plugins: Builtins.layer })
-  const sessions = Layer.mergeAll(Runner.layer({ env: options.env ?? process.env }), Blocking.layer).pipe(
-    Layer.provideMerge(locations),
-  )
+  // Each supervised OpenCode server is its own fiber: one that cannot connect never blocks the rest.
+  const sessions = Layer.mergeAll(
+    Runner.layer({ env: options.env ?? process.env }),
+    Blocking.layer,
+    Connectors.layer({ env: options.env ?? process.env }),
+  ).pipe(Layer.provideMerge(locations))
   // One door for "stop this session": the runner registers here, MCP ingress does when it runs.
   const control = SessionControl.runnerLayer.pipe(
     Layer.provideMerge(SessionControl.layer),

@@ -11,6 +11,8 @@ import { approvalsHandlers, approvalsReader, type ApprovalsServices } from "./ap
 import { outputsHandlers, outputsReader, type OutputsServices } from "./outputs"
 import { sessionsHandlers, type SessionsServices } from "./sessions"
 import { runnerHandlers, type RunnerServices } from "./runner"
+import { connectorsHandlers, type ConnectorsServices } from "./connectors"
+import { Connectors } from "@core/connector/Connectors"
 
 /** The services the contract's handlers use. */
 export type HandlerServices =
@@ -24,6 +26,7 @@ export type HandlerServices =
   | OutputsServices
   | SessionsServices
   | RunnerServices
+  | ConnectorsServices
 
 /**
  * Reads everything the UI shows in one synchronous step, so the state and `seq` agree
@@ -36,6 +39,7 @@ export const snapshot = Effect.gen(function* () {
   const pending = yield* pendingReader
   const approvals = yield* approvalsReader
   const outputs = yield* outputsReader
+  const connectors = yield* Connectors.Service
   return yield* Effect.sync((): Snapshot => {
     const sessionList = sessions.listUnsafe()
     return {
@@ -45,6 +49,7 @@ export const snapshot = Effect.gen(function* () {
       ...pending(sessionList),
       approvals: approvals(),
       outputs: outputs(),
+      connectors: connectors.listUnsafe(),
     }
   })
 })
@@ -63,4 +68,5 @@ export const handlers: Handlers<HandlerServices> = {
   ...outputsHandlers,
   ...sessionsHandlers,
   ...runnerHandlers,
+  ...connectorsHandlers,
 }

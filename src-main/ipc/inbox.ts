@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { PermissionRequestId, SessionId } from "@contract/ids"
 import {
+  AskForwardError,
   AskNotFoundError,
   QuestionInvalidReplyError,
   QuestionNotFoundError,
@@ -16,7 +17,8 @@ import type {
   Session,
 } from "@contract/model"
 import { timestampOf } from "@core/id/Identifier"
-import { Locations } from "@core/location/Locations"
+import { AskSources } from "@core/permission/AskSources"
+import type { PermissionV2 } from "@core/permission/PermissionV2"
 import { Agents } from "@core/session/Agents"
 import { Questions } from "@core/session/Questions"
 import { Sessions } from "@core/session/Sessions"
@@ -28,7 +30,7 @@ import type { Handlers } from "./ContractServer"
 // this file never tells the UI anything beyond the call's own result.
 
 /** The services the inbox handlers use. */
-export type InboxServices = Locations.Service | Questions.Service | Sessions.Service | ToolCalls.Service
+export type InboxServices = AskSources.Service | Questions.Service | Sessions.Service | ToolCalls.Service
 
 /** What is pending, as the inbox shows it. */
 export interface PendingInbox {
@@ -46,7 +48,7 @@ const byId = <T extends { readonly id: string }>(a: T, b: T) => (a.id < b.id ? -
  * read in the same step.
  */
 export const pendingReader = Effect.gen(function* () {
-  const locations = yield* Locations.Service
+  const sources = yield* AskSources.Service
   const questions = yield* Questions.Service
   const toolCalls = yield* ToolCalls.Service
   return (sessions: ReadonlyArray<Session>): PendingInbox => {
@@ -65,19 +67,14 @@ export const pendingReader = Effect.gen(function* () {
       }
       return calls.get(callKey(request.source.messageID, request.source.callID)) ?? null
     }
-    const asks: Array<PendingAsk> = []
-    for (const handle of locations.liveUnsafe()) {
-      for (const request of handle.permission.listUnsafe()) {
-        asks.push({
-          request,
-          askedAt: timestampOf(request.id),
-          agent: sessionById.get(request.sessionID)?.agent || Agents.DEFAULT_AGENT,
-          projectID: handle.project.id,
-          call: callOf(request),
-        })
-      }
-    }
-    asks.sort((a, b) => byId(a.request, b.request))
+    // Already oldest first: every source's asks (live Locations, connected servers), merged.
+    const asks: Array<PendingAsk> = sources.pendingUnsafe().map(({ request, projectID }) => ({
+      request,
+      askedAt: timestampOf(request.id),
+      agent: sessionById.get(request.sessionID)?.agent || Agents.DEFAULT_AGENT,
+      projectID,
+      call: callOf(request),
+    }))
     const pendingQuestions: Array<PendingQuestion> = []
     for (const request of questions.listUnsafe()) {
       // `question.session_id` references `session(id)`: a pending question always has its session.
@@ -99,8 +96,12 @@ const replyInput = (requestID: PermissionRequestId, reply: PermissionReply, mess
   message === undefined ? { requestID, reply } : { requestID, reply, message }
 
 /** The pending asks of one session, oldest first. */
-const pendingOf = (locations: Locations.Interface, sessionID: SessionId) =>
-  locations.pendingUnsafe().filter((request) => request.sessionID === sessionID)
+const pendingOf = (sources: AskSources.Interface, sessionID: SessionId) => sources.forSessionUnsafe(sessionID)
+
+const toContractError = (error: PermissionV2.NotFoundError | AskSources.ForwardError) =>
+  error._tag === "AskSources.ForwardError"
+    ? new AskForwardError({ requestID: error.requestID, reason: error.reason })
+    : new AskNotFoundError({ requestID: error.requestID })
 
 type InboxMethod =
   "permission.reply" | "permission.replyMany" | "permission.rejectSession" | "question.reply" | "question.reject"
@@ -108,24 +109,24 @@ type InboxMethod =
 export const inboxHandlers: Pick<Handlers<InboxServices>, InboxMethod> = {
   "permission.reply": (input) =>
     Effect.gen(function* () {
-      const locations = yield* Locations.Service
-      yield* locations
+      const sources = yield* AskSources.Service
+      yield* sources
         .reply(replyInput(input.requestID, input.reply, input.message))
-        .pipe(Effect.mapError((error) => new AskNotFoundError({ requestID: error.requestID })))
+        .pipe(Effect.mapError(toContractError))
       return null
     }),
 
   "permission.replyMany": (input) =>
     Effect.gen(function* () {
-      const locations = yield* Locations.Service
-      const pendingAtStart = yield* Effect.sync(() => new Set(locations.pendingUnsafe().map((request) => request.id)))
+      const sources = yield* AskSources.Service
+      const pendingAtStart = yield* Effect.sync(() => new Set(sources.pendingUnsafe().map(({ request }) => request.id)))
       const results: Array<{ requestID: PermissionRequestId; outcome: ReplyOutcome }> = []
       for (const requestID of input.requestIDs) {
         if (!pendingAtStart.has(requestID)) {
           results.push({ requestID, outcome: "gone" })
           continue
         }
-        const exit = yield* Effect.exit(locations.reply(replyInput(requestID, input.reply, input.message)))
+        const exit = yield* Effect.exit(sources.reply(replyInput(requestID, input.reply, input.message)))
         // Not found here means an earlier answer of this call (or someone else) ended it meanwhile.
         results.push({ requestID, outcome: exit._tag === "Success" ? "replied" : "settled" })
       }
@@ -134,19 +135,19 @@ export const inboxHandlers: Pick<Handlers<InboxServices>, InboxMethod> = {
 
   "permission.rejectSession": (input) =>
     Effect.gen(function* () {
-      const locations = yield* Locations.Service
+      const sources = yield* AskSources.Service
       const sessions = yield* Sessions.Service
       if (!sessions.findUnsafe(input.sessionID)) return yield* new SessionNotFoundError({ sessionID: input.sessionID })
       const rejected: Array<PermissionRequestId> = []
       // One reject of the oldest ask rejects the rest through the core's cascade, in one
       // transaction. Another answer may end that ask first: then try again with what is left.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const pending = yield* Effect.sync(() => pendingOf(locations, input.sessionID))
+        const pending = yield* Effect.sync(() => pendingOf(sources, input.sessionID))
         const oldest = pending[0]
         if (!oldest) break
-        const exit = yield* Effect.exit(locations.reply(replyInput(oldest.id, "reject", input.message)))
+        const exit = yield* Effect.exit(sources.reply(replyInput(oldest.id, "reject", input.message)))
         if (exit._tag === "Failure") continue
-        const still = new Set(pendingOf(locations, input.sessionID).map((request) => request.id))
+        const still = new Set(pendingOf(sources, input.sessionID).map((request) => request.id))
         for (const request of pending) if (!still.has(request.id)) rejected.push(request.id)
         break
       }

@@ -24,6 +24,9 @@ export const Methods = [
   "sessions.stop",
   "decisions.list",
   "decisions.export",
+  "connectors.list",
+  "connectors.add",
+  "connectors.remove",
 ] as const
 export type Method = (typeof Methods)[number]
 

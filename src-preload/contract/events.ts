@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { PermissionRequestId, ProjectId, QuestionId, SavedApprovalId, SessionId, ToolOutputId } from "./ids"
 import {
+  ConnectorInfo,
   PermissionReply,
   PermissionRequest,
   Project,
@@ -93,6 +94,11 @@ export const ToolCallStarted = Schema.TaggedStruct("tool_call.started", { call: 
 /** A tool call ended: completed, failed with a model-visible error, or interrupted. */
 export const ToolCallFinished = Schema.TaggedStruct("tool_call.finished", { call: ToolCall })
 
+/** A connection to an agent server was added or changed state. */
+export const ConnectorUpdated = Schema.TaggedStruct("connector.updated", { connector: ConnectorInfo })
+/** A connection was removed: its asks left the inbox; its sessions stay in the history. */
+export const ConnectorRemoved = Schema.TaggedStruct("connector.removed", { name: Schema.String })
+
 export const AppEvent = Schema.Union([
   ProjectCreated,
   SessionCreated,
@@ -112,6 +118,8 @@ export const AppEvent = Schema.Union([
   QuestionWithdrawn,
   ToolCallStarted,
   ToolCallFinished,
+  ConnectorUpdated,
+  ConnectorRemoved,
 ])
 export type AppEvent = typeof AppEvent.Type
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import type { Method } from "./channels"
 import { PermissionRequestId, QuestionId, SessionId } from "./ids"
-import { PendingAsk, PendingQuestion, PermissionReply, Project, QuestionAnswer, Session } from "./model"
+import { ConnectorInfo, PendingAsk, PendingQuestion, PermissionReply, Project, QuestionAnswer, Session } from "./model"
 import { ProjectId, SavedApprovalId, ToolOutputId } from "./ids"
 import {
   AgentInfo,
@@ -53,6 +53,8 @@ export const Snapshot = Schema.Struct({
   approvals: Schema.Array(SavedApproval),
   /** Managed output files still on disk, newest first (at most the newest 1000). */
   outputs: Schema.Array(ToolOutputFile),
+  /** Every supervised agent server (config.jsonc first, then the ones added in Gatehouse). */
+  connectors: Schema.Array(ConnectorInfo),
 })
 export type Snapshot = typeof Snapshot.Type
 
@@ -67,6 +69,16 @@ export class AskNotFoundError extends Schema.TaggedError<AskNotFoundError>()("Pe
 }) {
   override get message() {
     return `Permission request not found: ${this.requestID}`
+  }
+}
+
+/** The ask came from a connected agent server that could not be told the answer; it is still pending. */
+export class AskForwardError extends Schema.TaggedError<AskForwardError>()("AskSources.ForwardError", {
+  requestID: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message() {
+    return `The answer could not be delivered: ${this.reason}`
   }
 }
 
@@ -384,13 +396,74 @@ export class SessionStartError extends Schema.TaggedError<SessionStartError>()("
 export const SessionsStopInput = Schema.Struct({ sessionID: SessionId })
 export type SessionsStopInput = typeof SessionsStopInput.Type
 
+// --- Connectors: agent servers Gatehouse supervises -----------------------------------------------
+
+/** The longest connector name. */
+export const CONNECTOR_NAME_MAX_LENGTH = 60
+
+export const ConnectorsAddInput = Schema.Struct({
+  /** `http(s)://host:port` of `opencode serve`. */
+  url: Schema.String,
+  /** Default: the URL's host and port. Letters, digits, `.`, `_`, `-`. */
+  name: Schema.optional(Schema.String),
+  /** Default `opencode` when a password is given. */
+  username: Schema.optional(Schema.String),
+  /** The server's `OPENCODE_SERVER_PASSWORD`, sent as HTTP basic auth. */
+  password: Schema.optional(Schema.String),
+})
+export type ConnectorsAddInput = typeof ConnectorsAddInput.Type
+
+export const ConnectorsRemoveInput = Schema.Struct({ name: Schema.String })
+export type ConnectorsRemoveInput = typeof ConnectorsRemoveInput.Type
+
+/** A connection cannot be added as given; `reason` says what to change. */
+export class ConnectorInvalidError extends Schema.TaggedError<ConnectorInvalidError>()("Connectors.InvalidError", {
+  field: Schema.Literals(["url", "name", "username", "password"]),
+  reason: Schema.String,
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** Another connection already has this name. */
+export class ConnectorConflictError extends Schema.TaggedError<ConnectorConflictError>()("Connectors.ConflictError", {
+  name: Schema.String,
+}) {
+  override get message() {
+    return `A connection named ${this.name} already exists`
+  }
+}
+
+/** No connection has this name. */
+export class ConnectorNotFoundError extends Schema.TaggedError<ConnectorNotFoundError>()("Connectors.NotFoundError", {
+  name: Schema.String,
+}) {
+  override get message() {
+    return `Connection not found: ${this.name}`
+  }
+}
+
+/** The connection comes from config.jsonc; it is changed or removed there. */
+export class ConnectorReadOnlyError extends Schema.TaggedError<ConnectorReadOnlyError>()("Connectors.ReadOnlyError", {
+  name: Schema.String,
+}) {
+  override get message() {
+    return `${this.name} is configured in config.jsonc; change it there`
+  }
+}
+
 export const MethodSpecs = {
   /** Version, data directory and the current event sequence. */
   "app.info": { payload: NoPayload, success: AppInfo, error: InvalidRequestError },
   /** A consistent snapshot of the state the UI shows, with the sequence it reflects. */
   "app.snapshot": { payload: NoPayload, success: Snapshot, error: InvalidRequestError },
   /** Answers one pending ask, whichever Location holds it (a reject cascades through its session). */
-  "permission.reply": { payload: PermissionReplyInput, success: Schema.Null, error: AskNotFoundError },
+  "permission.reply": {
+    payload: PermissionReplyInput,
+    success: Schema.Null,
+    error: Schema.Union([AskNotFoundError, AskForwardError]),
+  },
   /** The same answer to each of a chosen set of asks, in order; asks already gone are skipped. */
   "permission.replyMany": {
     payload: PermissionReplyManyInput,
@@ -457,6 +530,20 @@ export const MethodSpecs = {
   "decisions.list": { payload: DecisionsListInput, success: DecisionsPage, error: Schema.Never },
   /** The (filtered) decision log as JSONL, one decision per line, newest first. */
   "decisions.export": { payload: DecisionsFilter, success: Schema.String, error: Schema.Never },
+  /** Every supervised agent server with how its connection stands. */
+  "connectors.list": { payload: NoPayload, success: Schema.Array(ConnectorInfo), error: Schema.Never },
+  /** Adds an OpenCode server and starts connecting to it (kept across restarts). */
+  "connectors.add": {
+    payload: ConnectorsAddInput,
+    success: ConnectorInfo,
+    error: Schema.Union([ConnectorInvalidError, ConnectorConflictError]),
+  },
+  /** Disconnects and forgets a server added in Gatehouse; its sessions stay in the history. */
+  "connectors.remove": {
+    payload: ConnectorsRemoveInput,
+    success: Schema.Null,
+    error: Schema.Union([ConnectorNotFoundError, ConnectorReadOnlyError]),
+  },
 } satisfies { readonly [K in Method]: MethodSpec }
 
 export interface MethodSpec {

@@ -125,6 +125,12 @@ export const PermissionDecision = Schema.Struct({
   feedback: Schema.NullOr(Schema.String),
   createdAt: Millis,
   decidedAt: Schema.NullOr(Millis),
+  /** The connected agent server the ask came from (`opencode:<name>`); absent for Gatehouse's own asks. */
+  connector: Schema.optionalKey(Schema.String),
+  /** The ask's id on that server. */
+  remoteID: Schema.optionalKey(Schema.String),
+  /** Answered on the server itself (its TUI, another client), not in Gatehouse. */
+  answeredRemotely: Schema.optionalKey(Schema.Boolean),
 })
 export type PermissionDecision = typeof PermissionDecision.Type
 
@@ -331,3 +337,45 @@ export const OutputLine = Schema.Struct({
   cut: Schema.Boolean,
 })
 export type OutputLine = typeof OutputLine.Type
+
+// --- Connectors: agent servers Gatehouse supervises (OpenCode) ----------------------------------
+
+/**
+ * Where a connection to an agent server stands. `connecting`: the first attempt; `connected`: its
+ * event stream is open and its asks are reconciled; `reconnecting`: the stream ended and the next
+ * attempt waits (backoff); `unauthorized`: the server refused the credentials; `unreachable`: the
+ * server could not be reached (or answered something that is not OpenCode).
+ */
+export const ConnectorState = Schema.Literals([
+  "connecting",
+  "connected",
+  "reconnecting",
+  "unauthorized",
+  "unreachable",
+])
+export type ConnectorState = typeof ConnectorState.Type
+
+/** One supervised agent server and how the connection to it stands (never its password). */
+export const ConnectorInfo = Schema.Struct({
+  /** Unique; its sessions have the source `opencode:<name>`. */
+  name: Schema.String,
+  kind: Schema.Literal("opencode"),
+  url: Schema.String,
+  /** The HTTP basic-auth user name, when a password is set. */
+  username: Schema.NullOr(Schema.String),
+  hasPassword: Schema.Boolean,
+  /** `config`: from config.jsonc (changed there, read-only in the UI); `ui`: added in Gatehouse. */
+  origin: Schema.Literals(["config", "ui"]),
+  state: ConnectorState,
+  /** What went wrong last, in words; `null` while connected. */
+  detail: Schema.NullOr(Schema.String),
+  /** When the next attempt starts (reconnecting, unauthorized, unreachable). */
+  retryAt: Schema.NullOr(Millis),
+  /** Since when the connection is in its state. */
+  since: Millis,
+  /** The server's version, once known. */
+  version: Schema.NullOr(Schema.String),
+  /** Asks of this server waiting in the inbox now. */
+  pending: Schema.Int,
+})
+export type ConnectorInfo = typeof ConnectorInfo.Type

@@ -76,8 +76,9 @@ export default async function inboxBench() {
     const context = await runtime.context()
     const url = Context.get(context, HttpServer.Service).url
     const token = Context.get(context, Tokens.Service).supervisor
-    const run = <A, E>(effect: Effect.Effect<A, E, InboxServices | Projects.Service | Scope.Scope>) =>
-      runtime.runPromise(effect.pipe(Scope.provide(scope)))
+    const run = <A, E>(
+      effect: Effect.Effect<A, E, InboxServices | Locations.Service | Projects.Service | Scope.Scope>,
+    ) => runtime.runPromise(effect.pipe(Scope.provide(scope)))
 
     const location = await run(
       Effect.gen(function* () {

@@ -9,6 +9,7 @@ import { Store } from "@core/store/Store"
 import { ApplicationTools } from "@core/tool/ApplicationTools"
 import { ToolOutputStore } from "@core/output/ToolOutputStore"
 import { Agents } from "@core/session/Agents"
+import { AskSources } from "@core/permission/AskSources"
 import { DecisionLog } from "@core/permission/DecisionLog"
 import { SavedApprovals } from "@core/permission/SavedApprovals"
 import { Todos } from "@core/session/Todos"
@@ -44,6 +45,7 @@ export const coreTestLayer = (options: CoreTestOptions) => {
     Agents.layer,
     SavedApprovals.layer,
     DecisionLog.layer,
+    AskSources.layer,
     Todos.layer,
     Questions.layer,
     FileMutation.layer,

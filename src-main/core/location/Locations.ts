@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, RcMap, Schema, type Duration, type Scope } from "effect"
 import type { ProjectId } from "@contract/ids"
 import type { PermissionRequest, Project } from "@contract/model"
+import { AskSources } from "../permission/AskSources"
 import { PermissionV2 } from "../permission/PermissionV2"
 import { Projects } from "../session/Projects"
 import { ToolRegistry } from "../tool/ToolRegistry"
@@ -110,6 +111,18 @@ export const layer = <E, R>(options: Options<E, R>) =>
         )
         if (!holder) return yield* new PermissionV2.NotFoundError({ requestID: input.requestID })
         return yield* holder.permission.reply(input)
+      })
+
+      // The inbox reaches these asks through the process's ask sources, beside connected servers'.
+      const sources = yield* AskSources.Service
+      yield* sources.register({
+        pendingUnsafe: () =>
+          liveUnsafe().flatMap((handle) =>
+            handle.permission.listUnsafe().map((request) => ({ request, projectID: handle.project.id })),
+          ),
+        holdsUnsafe: (requestID) =>
+          liveUnsafe().some((handle) => handle.permission.listUnsafe().some((request) => request.id === requestID)),
+        reply,
       })
 
       return Service.of({

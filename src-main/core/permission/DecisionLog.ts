@@ -15,6 +15,8 @@ export interface Decided {
   /** The saved approvals that decided an `auto` ask. */
   readonly approvalIDs?: ReadonlyArray<SavedApprovalId>
   readonly feedback?: string
+  /** Answered on the connected server (its TUI, another client) rather than in Gatehouse. */
+  readonly remotely?: boolean
 }
 
 /**
@@ -32,6 +34,8 @@ export interface Interface {
     readonly projectID: ProjectId
     readonly agent: string | undefined
     readonly now: number
+    /** For an ask of a connected agent server: `opencode:<name>` and the ask's id there. */
+    readonly connector?: { readonly name: string; readonly remoteID: string }
   }) => void
   /** Ends a pending ask; `false` if it was not pending (it is never decided twice). */
   readonly recordDecidedUnsafe: (id: PermissionRequestId, decided: Decided, now: number) => boolean
@@ -68,9 +72,12 @@ const Row = Schema.Struct({
   feedback: Schema.NullOr(Schema.String),
   created_at: Schema.Number,
   decided_at: Schema.NullOr(Schema.Number),
+  connector: Schema.NullOr(Schema.String),
+  remote_id: Schema.NullOr(Schema.String),
+  answered_remotely: Schema.Int,
 })
 const columns = sql`id, session_id, project_id, message_id, call_id, action, resources, save, metadata, agent, status,
-  decided_by, decided_ref, feedback, created_at, decided_at`
+  decided_by, decided_ref, feedback, created_at, decided_at, connector, remote_id, answered_remotely`
 
 const toDecision = (row: typeof Row.Type): PermissionDecision => ({
   id: row.id,
@@ -91,6 +98,9 @@ const toDecision = (row: typeof Row.Type): PermissionDecision => ({
   feedback: row.feedback,
   createdAt: row.created_at,
   decidedAt: row.decided_at,
+  ...(row.connector !== null ? { connector: row.connector } : {}),
+  ...(row.remote_id !== null ? { remoteID: row.remote_id } : {}),
+  ...(row.answered_remotely === 1 ? { answeredRemotely: true } : {}),
 })
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
@@ -120,13 +130,14 @@ export const layer = Layer.effect(
         `Marked ${interruptedAtStart.length} permission ask(s) left pending by a previous run as interrupted`,
       )
 
-    const recordAskedUnsafe: Interface["recordAskedUnsafe"] = ({ request, projectID, agent, now }) => {
+    const recordAskedUnsafe: Interface["recordAskedUnsafe"] = ({ request, projectID, agent, now, connector }) => {
       store.run(
         sql`INSERT INTO permission_request (id, session_id, project_id, message_id, call_id, action, resources, save,
-              metadata, agent, status, created_at)
+              metadata, agent, status, created_at, connector, remote_id)
             VALUES (${request.id}, ${request.sessionID}, ${projectID}, ${request.source?.messageID ?? null},
               ${request.source?.callID ?? null}, ${request.action}, ${JSON.stringify(request.resources)},
-              ${json(request.save)}, ${json(request.metadata)}, ${agent ?? null}, 'pending', ${now})`,
+              ${json(request.save)}, ${json(request.metadata)}, ${agent ?? null}, 'pending', ${now},
+              ${connector?.name ?? null}, ${connector?.remoteID ?? null})`,
       )
     }
 
@@ -134,7 +145,8 @@ export const layer = Layer.effect(
       store.run(
         sql`UPDATE permission_request SET status = ${decided.status}, decided_by = ${decided.decidedBy},
               decided_ref = ${decided.approvalIDs?.length ? JSON.stringify(decided.approvalIDs) : null},
-              feedback = ${decided.feedback ?? null}, decided_at = ${now}
+              feedback = ${decided.feedback ?? null}, decided_at = ${now},
+              answered_remotely = ${decided.remotely ? 1 : 0}
             WHERE id = ${id} AND status = 'pending'`,
       ).changes === 1
 

@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import type { AppEvent } from "@contract/events"
 import type { SessionId } from "@contract/ids"
 import { EventBus } from "../events/EventBus"
-import { Locations } from "../location/Locations"
+import { AskSources } from "../permission/AskSources"
 import { Questions } from "./Questions"
 import { Sessions } from "./Sessions"
 
@@ -15,7 +15,7 @@ export * as Blocking from "./Blocking"
  * runner, MCP ingress) sets `running` when work starts and the final status when it ends.
  *
  * It follows the ask and question events but decides from what is pending when it looks (every
- * live Location's asks and the open questions), never from a count it keeps: a late or coalesced
+ * ask source's asks: live Locations and connected servers; and the open questions), never from a count it keeps: a late or coalesced
  * event cannot leave a session blocked, and an ask answered before it was seen never blocks it.
  * The change itself is a compare-and-set on the session row, so a session that ended meanwhile
  * stays ended.
@@ -49,11 +49,11 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const bus = yield* EventBus.Service
     const sessions = yield* Sessions.Service
-    const locations = yield* Locations.Service
+    const asks = yield* AskSources.Service
     const questions = yield* Questions.Service
 
     const waitingUnsafe = (sessionID: SessionId) =>
-      locations.pendingUnsafe().filter((request) => request.sessionID === sessionID).length +
+      asks.forSessionUnsafe(sessionID).length +
       questions.listUnsafe().filter((request) => request.sessionID === sessionID).length
 
     const refresh = (sessionID: SessionId) =>

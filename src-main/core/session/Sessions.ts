@@ -50,6 +50,8 @@ export interface Interface {
     status: SessionStatus,
     options?: StatusOptions,
   ) => Effect.Effect<Session, NotFoundError>
+  /** Renames the session (a connected server's session got its title) and publishes `session.updated`. */
+  readonly setTitle: (id: SessionId, title: string) => Effect.Effect<Session, NotFoundError>
 }
 
 export class Service extends Context.Service<Service, Interface>()("@gatehouse/main/core/session/Sessions") {}
@@ -145,8 +147,24 @@ export const layer = Layer.effect(
       return updated
     })
 
+    const setTitle = Effect.fn("Sessions.setTitle")(function* (id: SessionId, title: string) {
+      const updated = yield* Effect.sync(() =>
+        store.transaction(() => {
+          const current = findUnsafe(id)
+          if (!current || current.title === title) return current
+          const session: Session = { ...current, title, updatedAt: Date.now() }
+          store.run(sql`UPDATE session SET title = ${title}, updated_at = ${session.updatedAt} WHERE id = ${id}`)
+          bus.publishUnsafe({ _tag: "session.updated", session })
+          return session
+        }),
+      )
+      if (!updated) return yield* new NotFoundError({ sessionID: id })
+      return updated
+    })
+
     return Service.of({
       create,
+      setTitle,
       get: (id) =>
         Effect.suspend(() => {
           const session = findUnsafe(id)

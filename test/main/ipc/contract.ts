@@ -3,6 +3,7 @@ import { Cause, Effect, Exit, Layer, Schema } from "effect"
 import type { Method } from "@contract/channels"
 import type { Config } from "@core/config/Config"
 import { exitSchemaOf } from "@contract/wire"
+import { Connectors } from "@core/connector/Connectors"
 import { Locations } from "@core/location/Locations"
 import { Runner } from "@core/session/Runner"
 import { SessionControl } from "@core/session/SessionControl"
@@ -26,6 +27,7 @@ export const contractTestLayer = (
   const locations = Layer.mergeAll(
     Locations.layer({ plugins: Layer.empty, idleTimeToLive: "1 minute" }),
     ToolCalls.layer,
+    Connectors.layer({ env: {} }),
   ).pipe(Layer.provideMerge(core))
   const sessions = Runner.layer({ env: {} }).pipe(Layer.provideMerge(locations))
   return SessionControl.runnerLayer.pipe(Layer.provideMerge(SessionControl.layer), Layer.provideMerge(sessions))
