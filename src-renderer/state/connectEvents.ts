@@ -5,6 +5,7 @@ import { EventBatchJson } from "@contract/wire"
 import type { Bridge, Transport } from "../bridge/Bridge"
 import { useApprovalsStore } from "./approvalsStore"
 import { useConnectionStore } from "./connectionStore"
+import { useConnectorsStore } from "./connectorsStore"
 import { useInboxStore } from "./inboxStore"
 import { useOutputsStore } from "./outputsStore"
 import { useProjectsStore } from "./projectsStore"
@@ -48,6 +49,7 @@ export const appStores: Stores = {
     useApprovalsStore,
     useOutputsStore,
     useSessionDetailStore,
+    useConnectorsStore,
   ],
   connection: useConnectionStore,
 }

@@ -37,6 +37,7 @@ export const snapshot = (seq: number, sessions: ReadonlyArray<Session> = [], pro
   questions: [],
   approvals: [],
   outputs: [],
+  connectors: [],
 })
 
 export const info = (seq = 0): AppInfo => ({
