@@ -1,5 +1,5 @@
 import type { InboxAsk } from "../../state/inboxStore"
-import { editDiff, patchDiff } from "./diffLines"
+import { editDiff, patchDiff, unifiedDiff } from "./diffLines"
 import { DiffView } from "./DiffView"
 import { EscapedText, LongText } from "./EscapedText"
 
@@ -109,6 +109,8 @@ function EditDetails({ ask }: { readonly ask: InboxAsk }) {
   const newString = text(input.newString)
   const content = text(input.content)
   const patch = text(input.patchText)
+  const metadata = record(ask.request.metadata)
+  const diff = text(metadata.diff)
   return (
     <>
       <Resources label={ask.request.resources.length > 1 ? "Files" : "File"} resources={ask.request.resources} />
@@ -120,7 +122,9 @@ function EditDetails({ ask }: { readonly ask: InboxAsk }) {
       )}
       {tool === "write" && content !== undefined && <DiffView lines={editDiff("", content)} label="New content" />}
       {tool === "apply_patch" && patch !== undefined && <DiffView lines={patchDiff(patch)} label="Patch" />}
-      <Metadata metadata={record(ask.request.metadata)} shown={[]} />
+      {/* An agent server's edit ask (OpenCode) carries its change as a unified diff instead. */}
+      {ask.call === null && diff !== undefined && <DiffView lines={unifiedDiff(diff)} label="Diff" />}
+      <Metadata metadata={metadata} shown={ask.call === null && diff !== undefined ? ["diff"] : []} />
     </>
   )
 }

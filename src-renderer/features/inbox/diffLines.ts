@@ -31,3 +31,16 @@ export function patchDiff(patchText: string): ReadonlyArray<DiffLine> {
     return { kind: "ctx", text: line.startsWith(" ") ? line.slice(1) : line }
   })
 }
+
+/**
+ * A unified diff (OpenCode's `metadata.diff` for an edit ask): `---`/`+++`/`@@`/`Index:`/`===`
+ * lines as headers, then `+`/`-`/` ` lines as changes and context.
+ */
+export function unifiedDiff(diffText: string): ReadonlyArray<DiffLine> {
+  return linesOf(diffText).map((line): DiffLine => {
+    if (/^(---|\+\+\+|@@|Index: |=+$|\\ No newline)/.test(line)) return { kind: "meta", text: line }
+    if (line.startsWith("+")) return { kind: "add", text: line.slice(1) }
+    if (line.startsWith("-")) return { kind: "del", text: line.slice(1) }
+    return { kind: "ctx", text: line.startsWith(" ") ? line.slice(1) : line }
+  })
+}

@@ -226,6 +226,12 @@ function Decisions({ sessionID }: { readonly sessionID: SessionId }) {
                 <span className="mono">{escapeForDisplay(decision.action)}</span>{" "}
                 <span className={`badge decision-${decision.status}`}>{decision.status}</span>
                 {decision.decidedBy && <span className="muted"> by {decision.decidedBy}</span>}
+                {decision.answeredRemotely && (
+                  <span className="muted" data-testid="decision-remote">
+                    {" "}
+                    in {escapeForDisplay(decision.connector ?? "the agent server")}
+                  </span>
+                )}
               </div>
               <div className="mono decision-resources">{escapeForDisplay(decision.resources.join("\n"))}</div>
               {decision.feedback && (

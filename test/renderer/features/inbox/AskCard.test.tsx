@@ -121,6 +121,22 @@ describe("AskCard", () => {
     expect(patch.container.querySelector('[data-kind="del"]')?.textContent).toBe("-x\n")
   })
 
+  it("shows an OpenCode edit ask's unified diff as headers, removed and added lines, not as raw metadata", () => {
+    const diff = "Index: /p/a.ts\n===\n--- /p/a.ts\n+++ /p/a.ts\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n"
+    const { container } = renderCard(
+      item({ action: "edit", resources: ["a.ts"], save: ["*"], metadata: { filepath: "/p/a.ts", diff } }),
+    )
+    const lines = (kind: string) =>
+      Array.from(container.querySelectorAll(`[data-kind="${kind}"]`)).map((line) => line.textContent)
+    expect(lines("meta")).toHaveLength(5)
+    expect(lines("del")).toEqual(["-old\n"])
+    expect(lines("add")).toEqual(["+new\n"])
+    expect(lines("ctx")).toEqual([" keep\n"])
+    const metadata = byTestId(container, "ask-metadata")?.textContent ?? ""
+    expect(metadata).toContain("/p/a.ts")
+    expect(metadata).not.toContain("-old")
+  })
+
   it("shows a fetch's URL and an external directory's path", () => {
     const fetch = renderCard(
       item({

@@ -135,6 +135,24 @@ describe("SessionsView", () => {
     expect(byTestId(view, "decision")?.textContent).toContain("use make")
   })
 
+  it("says which server answered a decision that was answered there rather than in Gatehouse", async () => {
+    const remote = decision(2, {
+      status: "once",
+      decidedBy: "person",
+      connector: "opencode:laptop",
+      remoteID: "per_remote",
+      answeredRemotely: true,
+    })
+    const { container } = mount({ "sessions.get": () => ({ ...detail, decisions: [remote, decision(1)] }) })
+    click(byTestId(container.querySelector(`[data-session-id="${sessionId(1)}"]`)!, "session-open"))
+    await flush()
+    const decisions = allByTestId(container, "decision")
+    expect(decisions.map((item) => byTestId(item, "decision-remote")?.textContent ?? null)).toEqual([
+      " in opencode:laptop",
+      null,
+    ])
+  })
+
   it("keeps the open timeline live from events and refetches decisions after a permission event", async () => {
     const { container, callsOf } = mount({
       "decisions.list": () => ({ decisions: [decision(2), decision(1)], nextOffset: null }),
