@@ -9,12 +9,22 @@ export interface SseEvent {
  * bytes may be cut anywhere (inside a UTF-8 character, a line, or a `\r\n` pair) and the same
  * events come out. Comments (`: keep-alive`, OpenRouter's `: OPENROUTER PROCESSING`) and `id:` /
  * `retry:` fields are ignored.
+ *
+ * An event larger than `maxEventChars` (its unfinished line or its data so far) is skipped whole:
+ * memory stays bounded whatever the server sends. Each character is scanned once.
  */
 export class SseDecoder {
   private readonly decoder = new TextDecoder("utf-8")
   private buffer = ""
+  /** How much of `buffer` is known to hold no line end. */
+  private scanned = 0
   private event: string | undefined = undefined
   private data: Array<string> = []
+  private dataChars = 0
+  /** Inside an oversized event: every line up to the blank one that ends it is dropped. */
+  private skipping = false
+
+  constructor(private readonly maxEventChars = Number.POSITIVE_INFINITY) {}
 
   /** Feeds bytes; returns the events they completed. */
   push(bytes: Uint8Array): ReadonlyArray<SseEvent> {
@@ -40,7 +50,8 @@ export class SseDecoder {
   private drain(final: boolean): ReadonlyArray<SseEvent> {
     const events: Array<SseEvent> = []
     let start = 0
-    for (let i = 0; i < this.buffer.length; i++) {
+    let i = this.scanned
+    for (; i < this.buffer.length; i++) {
       const char = this.buffer[i]
       if (char !== "\n" && char !== "\r") continue
       // A lone `\r` at the end may be the first half of `\r\n`: wait for the next bytes.
@@ -50,24 +61,47 @@ export class SseDecoder {
       start = i + 1
     }
     this.buffer = this.buffer.slice(start)
+    this.scanned = Math.max(0, i - start)
+    if (this.buffer.length > this.maxEventChars) {
+      // An unfinished line already too long: drop it and the rest of its event.
+      this.buffer = ""
+      this.scanned = 0
+      this.skip()
+    }
     return events
   }
 
+  private skip(): void {
+    this.skipping = true
+    this.data = []
+    this.dataChars = 0
+    this.event = undefined
+  }
+
   private line(line: string, events: Array<SseEvent>): void {
+    if (this.skipping) {
+      if (line === "") this.skipping = false
+      return
+    }
     if (line === "") return this.dispatch(events)
     if (line.startsWith(":")) return
     const colon = line.indexOf(":")
     const field = colon === -1 ? line : line.slice(0, colon)
     let value = colon === -1 ? "" : line.slice(colon + 1)
     if (value.startsWith(" ")) value = value.slice(1)
-    if (field === "data") this.data.push(value)
-    else if (field === "event") this.event = value
+    if (field === "data") {
+      this.dataChars += value.length + 1
+      if (this.dataChars > this.maxEventChars) return this.skip()
+      this.data.push(value)
+    } else if (field === "event") this.event = value
   }
 
   private dispatch(events: Array<SseEvent>): void {
     const data = this.data.join("\n")
-    if (data !== "") events.push({ event: this.event, data })
+    if (data !== "" && !this.skipping) events.push({ event: this.event, data })
+    this.skipping = false
     this.data = []
+    this.dataChars = 0
     this.event = undefined
   }
 }

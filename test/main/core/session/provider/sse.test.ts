@@ -4,8 +4,8 @@ import { SseDecoder, type SseEvent } from "@core/session/provider/sse"
 
 const encoder = new TextEncoder()
 
-function decodeAll(pieces: ReadonlyArray<Uint8Array>): ReadonlyArray<SseEvent> {
-  const decoder = new SseDecoder()
+function decodeAll(pieces: ReadonlyArray<Uint8Array>, maxEventChars?: number): ReadonlyArray<SseEvent> {
+  const decoder = new SseDecoder(maxEventChars)
   return [...pieces.flatMap((piece) => decoder.push(piece)), ...decoder.end()]
 }
 
@@ -50,6 +50,25 @@ describe("sse", () => {
       { event: undefined, data: "one" },
       { event: undefined, data: "[DONE]" },
     ])
+  })
+
+  it("skips an event larger than the limit, whether one long line or many lines, and keeps the next ones", () => {
+    const long = "x".repeat(100)
+    const text = `data: small\n\ndata: ${long}\n\ndata: ${"y".repeat(30)}\ndata: ${"y".repeat(30)}\n\ndata: after\n\n`
+    const expected = [
+      { event: undefined, data: "small" },
+      { event: undefined, data: "after" },
+    ]
+    const bytes = encoder.encode(text)
+    assert.deepStrictEqual(decodeAll([bytes], 50), expected)
+    // The long line arriving a few bytes at a time is dropped before it ends, and so is its event.
+    assert.deepStrictEqual(
+      decodeAll(
+        Array.from({ length: Math.ceil(bytes.length / 7) }, (_, index) => bytes.subarray(index * 7, index * 7 + 7)),
+        50,
+      ),
+      expected,
+    )
   })
 
   it("decodes the same events wherever the bytes are cut", () => {
