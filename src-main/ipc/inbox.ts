@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Cause, Effect, type Exit } from "effect"
 import type { PermissionRequestId, SessionId } from "@contract/ids"
 import {
   AskForwardError,
@@ -103,6 +103,13 @@ const toContractError = (error: PermissionV2.NotFoundError | AskSources.ForwardE
     ? new AskForwardError({ requestID: error.requestID, reason: error.reason })
     : new AskNotFoundError({ requestID: error.requestID })
 
+/** The forward failure an answer ended with, if that is how it failed. */
+const forwardErrorOf = (exit: Exit.Exit<void, PermissionV2.NotFoundError | AskSources.ForwardError>) => {
+  if (exit._tag === "Success") return undefined
+  const error = Cause.findErrorOption(exit.cause)
+  return error._tag === "Some" && error.value._tag === "AskSources.ForwardError" ? error.value : undefined
+}
+
 type InboxMethod =
   "permission.reply" | "permission.replyMany" | "permission.rejectSession" | "question.reply" | "question.reject"
 
@@ -120,15 +127,22 @@ export const inboxHandlers: Pick<Handlers<InboxServices>, InboxMethod> = {
     Effect.gen(function* () {
       const sources = yield* AskSources.Service
       const pendingAtStart = yield* Effect.sync(() => new Set(sources.pendingUnsafe().map(({ request }) => request.id)))
-      const results: Array<{ requestID: PermissionRequestId; outcome: ReplyOutcome }> = []
+      const results: Array<{ requestID: PermissionRequestId; outcome: ReplyOutcome; reason?: string }> = []
       for (const requestID of input.requestIDs) {
         if (!pendingAtStart.has(requestID)) {
           results.push({ requestID, outcome: "gone" })
           continue
         }
         const exit = yield* Effect.exit(sources.reply(replyInput(requestID, input.reply, input.message)))
+        const forward = forwardErrorOf(exit)
         // Not found here means an earlier answer of this call (or someone else) ended it meanwhile.
-        results.push({ requestID, outcome: exit._tag === "Success" ? "replied" : "settled" })
+        results.push(
+          exit._tag === "Success"
+            ? { requestID, outcome: "replied" }
+            : forward
+              ? { requestID, outcome: "failed", reason: forward.message }
+              : { requestID, outcome: "settled" },
+        )
       }
       return { results }
     }),
@@ -146,6 +160,9 @@ export const inboxHandlers: Pick<Handlers<InboxServices>, InboxMethod> = {
         const oldest = pending[0]
         if (!oldest) break
         const exit = yield* Effect.exit(sources.reply(replyInput(oldest.id, "reject", input.message)))
+        // An agent server that cannot be told keeps its asks: say so rather than report nothing.
+        const forward = forwardErrorOf(exit)
+        if (forward) return yield* new AskForwardError({ requestID: forward.requestID, reason: forward.reason })
         if (exit._tag === "Failure") continue
         const still = new Set(pendingOf(sources, input.sessionID).map((request) => request.id))
         for (const request of pending) if (!still.has(request.id)) rejected.push(request.id)

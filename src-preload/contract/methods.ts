@@ -134,13 +134,16 @@ export type PermissionReplyManyInput = typeof PermissionReplyManyInput.Type
 /**
  * What became of one ask of a `permission.replyMany`: `replied` = this answer decided it;
  * `settled` = an earlier answer of the same call already did (a reject's cascade, an always's
- * auto-approval); `gone` = it was not pending when the call started.
+ * auto-approval); `gone` = it was not pending when the call started; `failed` = the agent server
+ * holding it could not be told (`reason`), and it is still pending.
  */
-export const ReplyOutcome = Schema.Literals(["replied", "settled", "gone"])
+export const ReplyOutcome = Schema.Literals(["replied", "settled", "gone", "failed"])
 export type ReplyOutcome = typeof ReplyOutcome.Type
 
 export const PermissionReplyManyResult = Schema.Struct({
-  results: Schema.Array(Schema.Struct({ requestID: PermissionRequestId, outcome: ReplyOutcome })),
+  results: Schema.Array(
+    Schema.Struct({ requestID: PermissionRequestId, outcome: ReplyOutcome, reason: Schema.optionalKey(Schema.String) }),
+  ),
 })
 export type PermissionReplyManyResult = typeof PermissionReplyManyResult.Type
 
@@ -474,7 +477,7 @@ export const MethodSpecs = {
   "permission.rejectSession": {
     payload: PermissionRejectSessionInput,
     success: PermissionRejectSessionResult,
-    error: SessionNotFoundError,
+    error: Schema.Union([SessionNotFoundError, AskForwardError]),
   },
   /** Answers pending questions; the asking tool call receives the labels. */
   "question.reply": {

@@ -261,6 +261,7 @@ export const opencodeApi = (url: string, password?: string) => {
       (await json(await fetch(`${url}/session`, { method: "POST", headers, body: "{}" }))) as {
         id: string
         directory: string
+        title: string
       },
     prompt: async (sessionID: string, text: string) => {
       const response = await fetch(`${url}/session/${sessionID}/prompt_async`, {
@@ -270,6 +271,9 @@ export const opencodeApi = (url: string, password?: string) => {
       })
       if (!response.ok) throw new Error(`prompt: HTTP ${response.status}`)
     },
+    /** Stops the session's current turn, as the TUI's Escape does. */
+    abort: async (sessionID: string) =>
+      json(await fetch(`${url}/session/${sessionID}/abort`, { method: "POST", headers })),
     permissions: async () => (await json(await fetch(`${url}/permission`, { headers }))) as ReadonlyArray<RemoteAsk>,
     reply: async (requestID: string, body: { reply: "once" | "always" | "reject"; message?: string }) =>
       json(

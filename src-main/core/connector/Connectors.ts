@@ -1,8 +1,9 @@
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
-import type { ProjectId } from "@contract/ids"
+import type { ProjectId, SessionId } from "@contract/ids"
 import type { ConnectorInfo } from "@contract/model"
 import { Config } from "../config/Config"
 import { EventBus } from "../events/EventBus"
+import { Sessions } from "../session/Sessions"
 import { Store } from "../store/Store"
 import { sql } from "../store/sql"
 import * as OpencodeConnection from "./opencode/Connection"
@@ -66,6 +67,8 @@ export interface Interface {
 
 export class Service extends Context.Service<Service, Interface>()("@gatehouse/main/core/connector/Connectors") {}
 
+const MirrorRow = Schema.Struct({ session_id: Schema.String })
+
 const Row = Schema.Struct({
   name: Schema.String,
   url: Schema.String,
@@ -84,6 +87,12 @@ function configured(config: Config.Interface, env: NodeJS.ProcessEnv): ReadonlyA
     const name = entry.name ?? defaultName(parsed.url)
     const problem = nameProblem(name)
     if (problem) throw new Config.InvalidError({ file: config.file, at: at("name"), reason: problem })
+    if (entry.username?.includes(":"))
+      throw new Config.InvalidError({
+        file: config.file,
+        at: at("username"),
+        reason: "a user name cannot contain a colon",
+      })
     if (names.has(name))
       throw new Config.InvalidError({ file: config.file, at: at("name"), reason: `${name} is used twice` })
     names.add(name)
@@ -116,6 +125,7 @@ export const layer = (
       const config = yield* Config.Service
       const store = yield* Store.Service
       const bus = yield* EventBus.Service
+      const sessions = yield* Sessions.Service
       const layerScope = yield* Effect.scope
       const services = yield* Effect.context<OpencodeConnection.Services>()
       const fromConfig = yield* Effect.try({
@@ -163,6 +173,7 @@ export const layer = (
       // An `always` saved anywhere in a project (a Gatehouse ask or a server's) may now allow
       // pending asks of that project on every server: answer those `once`. Hand-added approvals
       // never approve anything by themselves (as in PermissionV2).
+      // Each server answers on its own fiber: one that is slow or down delays no other.
       const subscription = yield* bus.subscribe(() => undefined)
       yield* Effect.forkScoped(
         Effect.forever(
@@ -172,7 +183,15 @@ export const layer = (
               if (envelope.event._tag === "approval.added" && envelope.event.approval.requestID !== null)
                 projects.add(envelope.event.approval.projectID)
             for (const projectID of projects)
-              for (const { connection } of [...open.values()]) yield* connection.approveAllowed(projectID)
+              for (const { connection, scope } of [...open.values()])
+                yield* Effect.forkIn(
+                  connection
+                    .approveAllowed(projectID)
+                    .pipe(
+                      Effect.catchCause((cause) => Effect.logWarning("Approving pending server asks failed", cause)),
+                    ),
+                  scope,
+                )
           }),
         ),
       )
@@ -187,6 +206,8 @@ export const layer = (
         if (problem) return yield* new InvalidError({ field: "name", reason: problem })
         const username = input.username?.trim() || undefined
         const password = input.password === "" ? undefined : input.password
+        if (username?.includes(":"))
+          return yield* new InvalidError({ field: "username", reason: "A user name cannot contain a colon" })
         if (username !== undefined && password === undefined)
           return yield* new InvalidError({
             field: "password",
@@ -216,8 +237,25 @@ export const layer = (
         if (!current) return yield* new NotFoundError({ name })
         if (current.connection.info().origin === "config") return yield* new ReadOnlyError({ name })
         open.delete(name)
-        yield* Effect.sync(() => store.run(sql`DELETE FROM connector WHERE name = ${name}`))
         yield* Scope.close(current.scope, Exit.void)
+        // Its sessions stay for the record, stopped: nothing follows them any more, and a server
+        // added later under the same name starts afresh.
+        const mirrored = yield* Effect.sync(() =>
+          store.transaction(() => {
+            const rows = store.all(
+              MirrorRow,
+              sql`SELECT c.session_id FROM connector_session c JOIN session s ON s.id = c.session_id
+                  WHERE c.connector = ${name} AND s.status NOT IN ('stopped', 'failed')`,
+            )
+            store.run(sql`DELETE FROM connector_session WHERE connector = ${name}`)
+            store.run(sql`DELETE FROM connector WHERE name = ${name}`)
+            return rows
+          }),
+        )
+        for (const row of mirrored)
+          yield* sessions
+            .setStatus(row.session_id as SessionId, "stopped", { reason: "The connection was removed" })
+            .pipe(Effect.ignore)
         yield* bus.publish({ _tag: "connector.removed", name })
       })
 

@@ -62,6 +62,9 @@ export function makeInboxActions(bridge: Bridge, store = useInboxStore): InboxAc
         (result) => {
           const gone = result.results.filter((entry) => entry.outcome === "gone").map((entry) => entry.requestID)
           if (gone.length > 0) state().answerGone(gone)
+          // Asks an agent server could not be told about are still pending: say so on their cards.
+          for (const entry of result.results)
+            if (entry.outcome === "failed") state().answerFailed([entry.requestID], `Not sent: ${entry.reason ?? "?"}`)
         },
         (error: unknown) => state().answerFailed(ids, reasonOf(error)),
       )

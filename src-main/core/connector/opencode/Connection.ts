@@ -81,6 +81,9 @@ interface Entry {
   inflight: Answer | undefined
 }
 
+/** An absolute path on the server (POSIX or Windows), as opposed to `global` or nothing. */
+const isServerPath = (directory: string) => directory.startsWith("/") || /^[A-Za-z]:[\\/]/.test(directory)
+
 /** Failed attempts after a dropped stream that still count as reconnecting. */
 const RECONNECTING_ATTEMPTS = 3
 
@@ -119,6 +122,12 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
   const unmirrorable = new Set<string>()
   /** Directories whose asks were reconciled on the current stream. */
   const reconciled = new Set<string>()
+  /**
+   * Remote ids of asks that ended by an answer (newest last, bounded): a listing taken just before
+   * the answer landed must not bring the ask back.
+   */
+  const answered = new Set<string>()
+  const ANSWERED_KEPT = 1000
   let defaultDirectory: string | undefined
 
   let status: {
@@ -270,7 +279,8 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
                 now,
               )
               for (const other of entries.values()) {
-                if (other === entry || other.remote.sessionID !== entry.remote.sessionID) continue
+                // An ask with its own answer on the way ends as the server says (`permission.replied`).
+                if (other === entry || other.remote.sessionID !== entry.remote.sessionID || other.inflight) continue
                 log.recordDecidedUnsafe(other.id, { status: "cascade", decidedBy: "person" }, now)
                 ended.push(other)
               }
@@ -294,6 +304,11 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
         for (const gone of ended) {
           entries.delete(gone.id)
           byRemote.delete(gone.remote.id)
+          if (ending.kind !== "gone") answered.add(gone.remote.id)
+        }
+        for (const old of answered) {
+          if (answered.size <= ANSWERED_KEPT) break
+          answered.delete(old)
         }
       },
     )
@@ -325,6 +340,16 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
       entry.directory,
     )
 
+  /** `deliver`, and an answer cut short (Gatehouse shutting down) no longer counts as on its way. */
+  const sending = (entry: Entry, answer: Answer) =>
+    deliver(entry, answer).pipe(
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          if (entry.inflight === answer) entry.inflight = undefined
+        }),
+      ),
+    )
+
   const show = (entry: Entry) =>
     Effect.sync(() => {
       if (entries.get(entry.id) !== entry || entry.visible) return
@@ -336,9 +361,10 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
   /** A saved approval answers the ask `once`; if the server cannot be told, it waits in the inbox. */
   const autoApprove = (entry: Entry, approvalIDs: ReadonlyArray<SavedApprovalId>) =>
     Effect.gen(function* () {
+      if (entry.inflight || entries.get(entry.id) !== entry) return
       const answer: Answer = { kind: "approval", approvalIDs }
       entry.inflight = answer
-      const exit = yield* Effect.exit(deliver(entry, answer))
+      const exit = yield* Effect.exit(sending(entry, answer))
       if (exit._tag === "Success") return void settle(entry, answer)
       if (entries.get(entry.id) !== entry) return
       entry.inflight = undefined
@@ -351,9 +377,9 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
 
   const arrive = (ask: Wire.Ask, directory: string) =>
     Effect.gen(function* () {
-      if (byRemote.has(ask.id)) return
+      if (byRemote.has(ask.id) || answered.has(ask.id)) return
       const sessionID = yield* ensureSession(ask.sessionID, directory, undefined, true)
-      if (sessionID === undefined || byRemote.has(ask.id)) return
+      if (sessionID === undefined || byRemote.has(ask.id) || answered.has(ask.id)) return
       const session = sessions.findUnsafe(sessionID)
       if (!session) return
       const id = newId.permissionRequest()
@@ -407,10 +433,11 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
       ...(input.reply === "reject" && input.message ? { message: input.message } : {}),
     }
     entry.inflight = answer
-    const exit = yield* Effect.exit(deliver(entry, answer))
+    const exit = yield* Effect.exit(sending(entry, answer))
     // The server's `permission.replied` may have ended the entry already, with this very answer.
     if (exit._tag === "Success") return void settle(entry, answer)
-    if (entries.get(entry.id) !== entry) return
+    // Ended meanwhile by another answer (OpenCode's TUI, another client): this one did not count.
+    if (entries.get(entry.id) !== entry) return yield* new PermissionV2.NotFoundError({ requestID: input.requestID })
     entry.inflight = undefined
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     const error = failure && "error" in failure ? (failure.error as Client.ClientError) : undefined
@@ -436,13 +463,16 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
 
   // --- Reconciliation and events --------------------------------------------------------------
 
-  /** Directories whose asks may be pending: the server's own, and where its mirrored sessions ran. */
+  /**
+   * Directories whose asks may be pending: the server's own, and those of every mirrored session
+   * that was not deleted or stopped (an idle session may have asked while Gatehouse was down, and
+   * a session waiting on an ask sends nothing that would name its directory).
+   */
   const knownDirectories = () => {
     const rows = store.all(
       DirectoryRow,
       sql`SELECT DISTINCT c.directory FROM connector_session c JOIN session s ON s.id = c.session_id
-          WHERE c.connector = ${settings.name}
-            AND (s.status IN ('running', 'blocked') OR (s.status = 'failed' AND s.status_reason = ${RESTARTED}))`,
+          WHERE c.connector = ${settings.name} AND s.status <> 'stopped'`,
     )
     return new Set([
       ...(defaultDirectory !== undefined ? [defaultDirectory] : []),
@@ -455,18 +485,23 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
   const reconcileDirectory = (directory: string) =>
     Effect.gen(function* () {
       reconciled.add(directory)
-      const listed = yield* client.get("/permission", Wire.Asks, directory)
-      const held = [...entries.values()].filter((entry) => entry.directory === directory && !entry.inflight)
+      // Statuses first: OpenCode (1.18) keeps listing the asks of a session whose turn was aborted,
+      // though nothing waits for their answer any more. Only a busy session's asks are live; one
+      // that starts between the two requests announces its ask on the stream, applied after this.
+      const statuses = yield* client.get("/session/status", Wire.SessionStatuses, directory)
+      const busy = (remoteSessionID: string) => (statuses[remoteSessionID]?.type ?? "idle") !== "idle"
+      const listed = (yield* client.get("/permission", Wire.Asks, directory)).filter((ask) => busy(ask.sessionID))
+      const held = [...entries.values()].filter((entry) => entry.directory === directory)
       const diff = reconcile(
         held.map((entry) => entry.remote.id),
         listed,
       )
       for (const remoteID of diff.gone) {
         const entry = byRemote.get(remoteID)
-        if (entry) settle(entry, { kind: "gone" })
+        // An ask with an answer on its way ends when the server says how (reply or 404).
+        if (entry && !entry.inflight) settle(entry, { kind: "gone" })
       }
       for (const ask of diff.arrived) yield* arrive(ask, directory)
-      const statuses = yield* client.get("/session/status", Wire.SessionStatuses, directory)
       for (const [remoteID, value] of Object.entries(statuses)) {
         if (value.type === "idle") continue
         const sessionID = yield* ensureSession(remoteID, directory, undefined, true)
@@ -479,31 +514,62 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
             WHERE c.connector = ${settings.name} AND c.directory = ${directory}
               AND (s.status IN ('running', 'blocked') OR (s.status = 'failed' AND s.status_reason = ${RESTARTED}))`,
       )
-      for (const row of rows)
-        if (statuses[row.remote_id] === undefined || statuses[row.remote_id]!.type === "idle")
-          yield* followStatus(row.session_id as SessionId, false)
+      for (const row of rows) if (!busy(row.remote_id)) yield* followStatus(row.session_id as SessionId, false)
     })
+
+  /**
+   * Reconciles one directory. One the server refuses (an HTTP error status, an odd answer) is
+   * logged and tried again on its next event, without taking the connection down; a server that
+   * cannot be reached or refuses the password still ends the attempt.
+   */
+  const reconcileSafely = (directory: string) =>
+    reconcileDirectory(directory).pipe(
+      Effect.catchTags({
+        "OpencodeClient.HttpError": (error) => skipDirectory(directory, error.message),
+        "OpencodeClient.InvalidResponseError": (error) => skipDirectory(directory, error.message),
+      }),
+    )
+
+  const skipDirectory = (directory: string, reason: string) =>
+    Effect.sync(() => reconciled.delete(directory)).pipe(
+      Effect.andThen(Effect.logWarning(`${connector}: cannot list the asks in ${directory}: ${reason}`)),
+    )
 
   const reconcileAll = Effect.gen(function* () {
     const directories = knownDirectories()
     reconciled.clear()
-    for (const directory of directories) yield* reconcileDirectory(directory)
+    for (const directory of directories) yield* reconcileSafely(directory)
   })
+
+  /** Asks held for a directory (or one server session) with no answer on its way. */
+  const heldIn = (directory: string, remoteSessionID?: string) =>
+    [...entries.values()].some(
+      (entry) =>
+        entry.directory === directory &&
+        !entry.inflight &&
+        (remoteSessionID === undefined || entry.remote.sessionID === remoteSessionID),
+    )
 
   const onEvent = (event: Wire.GlobalEvent) =>
     Effect.gen(function* () {
+      // Events about no directory in particular say `global` (or name none): only directories
+      // that are paths on the server hold asks and sessions.
+      if (event.directory !== undefined && !isServerPath(event.directory)) return
       const directory = event.directory ?? defaultDirectory
       const type = event.payload.type
       const properties = event.payload.properties
       if (type === "server.instance.disposed") {
         const gone = (properties as { directory?: unknown } | undefined)?.directory
-        if (typeof gone === "string") reconciled.delete(gone)
+        if (typeof gone !== "string") return
+        reconciled.delete(gone)
+        // A disposed instance drops its pending asks without replying to them: list what is left.
+        if (heldIn(gone)) yield* reconcileSafely(gone)
         return
       }
       if (directory === undefined) return
       // A directory seen for the first time on this stream may hold asks from before: list them.
       if (!reconciled.has(directory) && type !== "server.connected" && type !== "server.heartbeat")
-        yield* reconcileDirectory(directory)
+        yield* reconcileSafely(directory)
       switch (type) {
         case "permission.asked":
         case "permission.updated": {
@@ -516,8 +582,15 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
           if (replied._tag === "None") return
           const entry = byRemote.get(replied.value.requestID)
           if (!entry) return
+          // Gatehouse's own answer when the server applied what it was sent; otherwise someone
+          // else's answer got there first (and Gatehouse's will be refused).
           const mine = entry.inflight
-          settle(entry, mine ?? { kind: "remote", reply: replied.value.reply })
+          const sent =
+            mine === undefined ? undefined : mine.kind === "person" && mine.reply === "reject" ? "reject" : "once"
+          settle(
+            entry,
+            mine !== undefined && sent === replied.value.reply ? mine : { kind: "remote", reply: replied.value.reply },
+          )
           return
         }
         case "session.created":
@@ -537,6 +610,8 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
           const sessionID = busy
             ? yield* ensureSession(decoded.value.sessionID, directory, undefined, true)
             : mirrorOf(decoded.value.sessionID)
+          // A session that stops (aborted, interrupted) drops its asks without replying to them.
+          if (!busy && heldIn(directory, decoded.value.sessionID)) yield* reconcileSafely(directory)
           if (sessionID !== undefined) yield* followStatus(sessionID, busy)
           return
         }

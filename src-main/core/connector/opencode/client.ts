@@ -41,6 +41,9 @@ export class InvalidResponseError extends Schema.TaggedError<InvalidResponseErro
   }
 }
 
+/** Events larger than this are skipped (permission and session events are a few KiB). */
+const MAX_EVENT_CHARS = 4 * 1024 * 1024
+
 export type ClientError = UnauthorizedError | UnreachableError | HttpError | InvalidResponseError
 
 export interface Options {
@@ -101,6 +104,8 @@ export function make(options: Options): Client {
             headers: headers(body === undefined ? {} : { "content-type": "application/json" }),
             ...(body === undefined ? {} : { body: JSON.stringify(body) }),
             signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+            // The credentials are for this server: never follow it elsewhere.
+            redirect: "error",
           })
           return { status: res.status, text: await res.text() }
         },
@@ -133,6 +138,7 @@ export function make(options: Options): Client {
         fetch(`${options.url}/global/event`, {
           headers: headers({ accept: "text/event-stream" }),
           signal: controller.signal,
+          redirect: "error",
         }),
       catch: (error) => new UnreachableError({ reason: networkReason(error, timeoutMs) }),
     }).pipe(
@@ -143,12 +149,19 @@ export function make(options: Options): Client {
     )
     if (response.status === 401) return yield* new UnauthorizedError()
     if (response.status < 200 || response.status >= 300 || response.body === null)
-      return yield* new HttpError({ status: response.status, body: yield* Effect.promise(() => response.text()) })
+      return yield* new HttpError({
+        status: response.status,
+        body: yield* Effect.tryPromise(() => response.text()).pipe(
+          Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.succeed("") }),
+          Effect.orElseSucceed(() => ""),
+        ),
+      })
     if (!(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return yield* new InvalidResponseError({ path: "/global/event", reason: "not an event stream" })
     const reader = response.body.getReader()
     yield* Effect.addFinalizer(() => Effect.promise(() => reader.cancel().catch(() => undefined)))
-    const decoder = new SseDecoder()
+    // OpenCode sends whole diffs and message parts as events; one that big is none of Gatehouse's.
+    const decoder = new SseDecoder(MAX_EVENT_CHARS)
     let ended = false
     const next: EventStream["next"] = Effect.tryPromise({
       try: async () => {

@@ -246,8 +246,20 @@ describe.skipIf(!binary.path)(
       assert.isTrue(after?.answeredRemotely)
     })
 
+    it("drops an ask from the inbox when its session is aborted in OpenCode, though OpenCode still lists it", async () => {
+      const remote = await promptBash("echo aborted-in-opencode")
+      const request = await gatehouse.until("the ask", () => askFor(gatehouse, "echo aborted-in-opencode"))
+      await api.abort(remote.id)
+      await gatehouse.until(
+        "the ask to leave",
+        () => askFor(gatehouse, "echo aborted-in-opencode") === undefined,
+        15_000,
+      )
+      assert.strictEqual((await decision(gatehouse, request.id))?.status, "interrupted")
+    })
+
     it("rejects every ask of a session through OpenCode's own cascade", async () => {
-      await promptBash("echo first-of-two", "echo second-of-two")
+      const remote = await promptBash("echo first-of-two", "echo second-of-two")
       const [first, second] = await gatehouse.until("both asks", () => {
         const a = askFor(gatehouse, "echo first-of-two")
         const b = askFor(gatehouse, "echo second-of-two")
@@ -260,7 +272,10 @@ describe.skipIf(!binary.path)(
       assert.sameMembers([...result.rejected], [first!.id, second!.id])
       const statuses = [(await decision(gatehouse, first!.id))?.status, (await decision(gatehouse, second!.id))?.status]
       assert.sameMembers(statuses, ["reject", "cascade"])
-      await eventually("OpenCode to have no pending ask", async () => (await api.permissions()).length === 0)
+      await eventually(
+        "OpenCode to have no pending ask in the session",
+        async () => (await api.permissions()).filter((ask) => ask.sessionID === remote.id).length === 0,
+      )
     })
 
     it("saves an always as a Gatehouse approval, answers OpenCode once, and lets the approval answer the next ask", async () => {
@@ -295,6 +310,26 @@ describe.skipIf(!binary.path)(
       assert.strictEqual(counted.find((entry) => entry.id === approval!.id)?.hitCount, 1)
     })
 
+    it("stops the sessions of a removed connection and leaves the other connection's alone", async () => {
+      await gatehouse.run(
+        Effect.asVoid(gatehouse.connectors.add({ url: opencode.url, name: "extra", password: PASSWORD })),
+      )
+      await gatehouse.until("the extra connection", () => connector(gatehouse, "extra")?.state === "connected")
+      const remote = await api.createSession()
+      const mirrorOf = (source: string) =>
+        gatehouse
+          .run(Effect.flatMap(Sessions.Service, (sessions) => sessions.list()))
+          .then((all) => all.find((session) => session.source === source && session.title === remote.title))
+      const extra = await eventually("the extra connection's session", () => mirrorOf("opencode:extra"))
+      const own = await eventually("this connection's session", () => mirrorOf(`opencode:${NAME}`))
+      await gatehouse.run(gatehouse.connectors.remove("extra"))
+      const stopped = gatehouse.sessions.findUnsafe(extra.id)
+      assert.strictEqual(stopped?.status, "stopped")
+      assert.strictEqual(stopped?.reason, "The connection was removed")
+      assert.notStrictEqual(gatehouse.sessions.findUnsafe(own.id)?.status, "stopped")
+      assert.isUndefined(connector(gatehouse, "extra"))
+    })
+
     it("reconnects after OpenCode restarts and withdraws the asks the restart dropped", async () => {
       const remote = await promptBash("echo before-opencode-restart")
       const request = await gatehouse.until("the ask", () => askFor(gatehouse, "echo before-opencode-restart"))
@@ -303,6 +338,21 @@ describe.skipIf(!binary.path)(
       await gatehouse.until("the connection to drop", () =>
         ["reconnecting", "unreachable"].includes(connector(gatehouse)?.state ?? ""),
       )
+      // While OpenCode is down an answer cannot be delivered: the ask stays, and the inbox says why.
+      const many = await gatehouse.run(
+        inboxHandlers["permission.replyMany"]({ requestIDs: [request.id], reply: "once" }),
+      )
+      assert.strictEqual(many.results[0]?.outcome, "failed")
+      assert.include(many.results[0]?.reason ?? "", NAME)
+      const one = await gatehouse.run(
+        Effect.flip(inboxHandlers["permission.reply"]({ requestID: request.id, reply: "once" })),
+      )
+      assert.strictEqual(one._tag, "AskSources.ForwardError")
+      const session = await gatehouse.run(
+        Effect.flip(inboxHandlers["permission.rejectSession"]({ sessionID: request.sessionID as SessionId })),
+      )
+      assert.strictEqual(session._tag, "AskSources.ForwardError")
+      assert.isDefined(askFor(gatehouse, "echo before-opencode-restart"))
       opencode = await startOpencode({ directory: project, env: home, password: PASSWORD, port })
       await gatehouse.until("the connection to return", () => connector(gatehouse)?.state === "connected", 60_000)
       await gatehouse.until(

@@ -104,7 +104,7 @@ describe("Connectors", () => {
     }),
   )
 
-  it.live("refuses a bad address or name and a name that is taken", () =>
+  it.live("refuses a bad address, name or user name and a name that is taken", () =>
     Effect.gen(function* () {
       const connectors = yield* Connectors.Service
       const port = yield* closedPort
@@ -115,6 +115,9 @@ describe("Connectors", () => {
       assert.deepInclude(badName, { _tag: "Connectors.InvalidError", field: "name" })
       const noPassword = yield* Effect.flip(connectors.add({ url, username: "me" }))
       assert.deepInclude(noPassword, { _tag: "Connectors.InvalidError", field: "password" })
+      // Basic auth joins user and password with a colon: one in the user name would split it wrongly.
+      const colon = yield* Effect.flip(connectors.add({ url, username: "me:you", password: "secret" }))
+      assert.deepInclude(colon, { _tag: "Connectors.InvalidError", field: "username" })
       yield* connectors.add({ url, name: "laptop" })
       const taken = yield* Effect.flip(connectors.add({ url: "http://127.0.0.1:1", name: "laptop" }))
       assert.deepInclude(taken, { _tag: "Connectors.ConflictError", name: "laptop" })

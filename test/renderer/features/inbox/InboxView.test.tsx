@@ -141,6 +141,29 @@ describe("InboxView", () => {
     expect(useInboxStore.getState().composer).toEqual({ kind: "session", sessionID: c.sessionID })
   })
 
+  it("marks the asks an agent server could not be told about as failed, with the reason, and clears the others", async () => {
+    const [a, b] = [request(T0 + 1, 1), request(T0 + 2, 1)]
+    act(() => useInboxStore.getState().applyEvents([asked(a), asked(b)]))
+    show(<InboxView />, {
+      "permission.replyMany": () => ({
+        results: [
+          { requestID: a.id, outcome: "failed" as const, reason: "oc: Connection refused" },
+          { requestID: b.id, outcome: "replied" as const },
+        ],
+      }),
+    })
+    arm()
+    key("x")
+    key("j")
+    key("x")
+    key("o")
+    await flush()
+    const state = useInboxStore.getState()
+    expect(state.failures[a.id]).toBe("Not sent: oc: Connection refused")
+    expect(state.sending[a.id]).toBeUndefined()
+    expect(state.failures[b.id]).toBeUndefined()
+  })
+
   it("shows and hides the keys with ?", () => {
     const { container } = show(<InboxView />)
     key("?")
