@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { arch, platform } from "node:os"
+import { arch, networkInterfaces, platform } from "node:os"
 import { dirname, join } from "node:path"
 import {
   callDelta,
@@ -134,18 +134,24 @@ export function startOpencode(options: {
   readonly env: Record<string, string>
   readonly port?: number
   readonly password?: string
+  /** The address to listen on (default 127.0.0.1). */
+  readonly hostname?: string
 }): Promise<OpencodeServer> {
   const binary = opencodeBinary().path
   if (!binary) return Promise.reject(new Error(opencodeBinary().reason))
-  const child: ChildProcess = spawn(binary, ["serve", "--port", String(options.port ?? 0), "--hostname", "127.0.0.1"], {
-    cwd: options.directory,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      ...options.env,
-      ...(options.password !== undefined ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
+  const child: ChildProcess = spawn(
+    binary,
+    ["serve", "--port", String(options.port ?? 0), "--hostname", options.hostname ?? "127.0.0.1"],
+    {
+      cwd: options.directory,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        ...options.env,
+        ...(options.password !== undefined ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  })
+  )
   let output = ""
   const exited = new Promise<void>((done) => child.once("exit", () => done()))
   return new Promise((resolve, reject) => {
@@ -159,7 +165,7 @@ export function startOpencode(options: {
     })
     const onData = (data: Buffer) => {
       output += data.toString("utf8")
-      const match = /opencode server listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output)
+      const match = /opencode server listening on (http:\/\/[0-9.]+:(\d+))/.exec(output)
       if (!match) return
       clearTimeout(timer)
       resolve({
@@ -312,4 +318,11 @@ export async function eventually<A>(
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+}
+
+/** This machine's first IPv4 address that is not loopback, for a server "on another machine". */
+export function externalAddress(): string | undefined {
+  for (const addresses of Object.values(networkInterfaces()))
+    for (const address of addresses ?? []) if (address.family === "IPv4" && !address.internal) return address.address
+  return undefined
 }

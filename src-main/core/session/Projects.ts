@@ -26,6 +26,12 @@ export class InvalidDirectoryError extends Schema.TaggedError<InvalidDirectoryEr
 export interface Interface {
   /** The project for a directory (canonicalized with realpath), created on first use. */
   readonly ensure: (directory: string) => Effect.Effect<Project, InvalidDirectoryError>
+  /**
+   * The project for a directory on another machine (an agent server Gatehouse reaches over the
+   * network), keyed `<machine>:<directory>`: it is never resolved here, and never the same
+   * project as a local directory of the same path.
+   */
+  readonly ensureRemote: (machine: string, directory: string) => Effect.Effect<Project, InvalidDirectoryError>
   readonly get: (id: ProjectId) => Effect.Effect<Project | undefined>
   readonly list: () => Effect.Effect<ReadonlyArray<Project>>
   /** Synchronous read for snapshots (see EventBus's consistency rule). */
@@ -69,6 +75,22 @@ export const layer = Layer.effect(
     const byDirectory = (directory: string) =>
       store.get(Row, sql`SELECT id, directory, name, created_at FROM project WHERE directory = ${directory}`)
 
+    /** The project keyed by `key`, created (named `name`) on first use. */
+    const ensureKeyed = (key: string, name: string) =>
+      Effect.sync(() =>
+        store.transaction(() => {
+          const existing = byDirectory(key)
+          if (existing) return toProject(existing)
+          const now = Date.now()
+          const project: Project = { id: newId.project(), directory: key, name, createdAt: now }
+          store.run(
+            sql`INSERT INTO project (id, directory, name, created_at, updated_at) VALUES (${project.id}, ${project.directory}, ${project.name}, ${now}, ${now})`,
+          )
+          bus.publishUnsafe({ _tag: "project.created", project })
+          return project
+        }),
+      )
+
     const ensure = Effect.fn("Projects.ensure")(function* (directory: string) {
       const canonical = yield* Effect.try({
         try: () => canonicalDirectory(directory),
@@ -77,24 +99,16 @@ export const layer = Layer.effect(
             ? error
             : new InvalidDirectoryError({ directory, reason: String(error) }),
       })
-      return yield* Effect.sync(() =>
-        store.transaction(() => {
-          const existing = byDirectory(canonical)
-          if (existing) return toProject(existing)
-          const now = Date.now()
-          const project: Project = {
-            id: newId.project(),
-            directory: canonical,
-            name: basename(canonical) || canonical,
-            createdAt: now,
-          }
-          store.run(
-            sql`INSERT INTO project (id, directory, name, created_at, updated_at) VALUES (${project.id}, ${project.directory}, ${project.name}, ${now}, ${now})`,
-          )
-          bus.publishUnsafe({ _tag: "project.created", project })
-          return project
-        }),
-      )
+      return yield* ensureKeyed(canonical, basename(canonical) || canonical)
+    })
+
+    const ensureRemote = Effect.fn("Projects.ensureRemote")(function* (machine: string, directory: string) {
+      // The other machine's path, POSIX or Windows, as that machine wrote it.
+      if (!directory.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(directory))
+        return yield* new InvalidDirectoryError({ directory, reason: "the path must be absolute" })
+      const trimmed = directory.length > 1 ? directory.replace(/[\\/]+$/, "") : directory
+      const name = trimmed.split(/[\\/]/).at(-1) || trimmed
+      return yield* ensureKeyed(`${machine}:${trimmed}`, name)
     })
 
     const listUnsafe = () =>
@@ -102,6 +116,7 @@ export const layer = Layer.effect(
 
     return Service.of({
       ensure,
+      ensureRemote,
       get: (id) =>
         Effect.sync(() => {
           const row = store.get(Row, sql`SELECT id, directory, name, created_at FROM project WHERE id = ${id}`)

@@ -17,7 +17,7 @@ import { Store } from "../../store/Store"
 import { sql } from "../../store/sql"
 import { delayMs, type Backoff } from "../backoff"
 import * as Client from "./client"
-import { authorization, reconcile, sourceOf, toRequest } from "./mapping"
+import { authorization, reconcile, remoteMachine, sourceOf, toRequest } from "./mapping"
 import * as Wire from "./wire"
 
 // One supervised `opencode serve`: a fiber that keeps its event stream open (reconnecting with
@@ -106,6 +106,8 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
   const scope = yield* Effect.scope
 
   const connector = sourceOf(settings.name)
+  /** Another machine's server: its directories are projects of that machine, never resolved here. */
+  const machine = remoteMachine(settings.url)
   const client = Client.make({
     url: settings.url,
     ...(tuning.requestTimeoutMs !== undefined ? { requestTimeoutMs: tuning.requestTimeoutMs } : {}),
@@ -118,7 +120,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
   const entries = new Map<PermissionRequestId, Entry>()
   const byRemote = new Map<string, Entry>()
   const mirrors = new Map<string, SessionId>()
-  /** Server sessions whose directory is not on this machine: said once, then skipped. */
+  /** Server sessions whose directory cannot be a project (gone from this machine): said once, then skipped. */
   const unmirrorable = new Set<string>()
   /** Directories whose asks were reconciled on the current stream. */
   const reconciled = new Set<string>()
@@ -190,7 +192,9 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
           .get(`/session/${encodeURIComponent(remoteID)}`, Wire.Session, directory)
           .pipe(Effect.catch(() => Effect.succeed(undefined))))
       const where = remote?.directory ?? directory
-      const project = yield* projects.ensure(where).pipe(
+      const project = yield* (
+        machine === undefined ? projects.ensure(where) : projects.ensureRemote(machine, where)
+      ).pipe(
         Effect.tapError((error) =>
           Effect.logWarning(`${connector}: session ${remoteID} and its asks are not shown: ${error.message}`),
         ),

@@ -88,3 +88,13 @@ export function authorization(username: string | undefined, password: string | u
   const user = username === undefined || username === "" ? DEFAULT_USERNAME : username
   return `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`
 }
+
+/**
+ * The machine a server runs on, when it is not this one: its host name (so every server on that
+ * host shares its projects); `undefined` for a loopback address, whose directories are local.
+ */
+export function remoteMachine(url: string): string | undefined {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined
+  return host
+}

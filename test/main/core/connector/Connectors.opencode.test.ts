@@ -17,6 +17,7 @@ import { coreTestLayer } from "../../../support/layers"
 import {
   bashTurn,
   eventually,
+  externalAddress,
   opencodeApi,
   opencodeBinary,
   opencodeHome,
@@ -329,6 +330,51 @@ describe.skipIf(!binary.path)(
       assert.notStrictEqual(gatehouse.sessions.findUnsafe(own.id)?.status, "stopped")
       assert.isUndefined(connector(gatehouse, "extra"))
     })
+
+    it.skipIf(!externalAddress())(
+      "keeps the sessions of a server on another address in that machine's projects, and answers its asks",
+      async () => {
+        // The same binary, reached through this machine's network address rather than loopback:
+        // as far as Gatehouse can tell, another machine, whose paths mean nothing here.
+        const address = externalAddress()!
+        const elsewhere = join(work, "elsewhere")
+        const remoteProject = join(elsewhere, "project")
+        writeOpencodeProject(remoteProject, model.server.baseUrl)
+        const server = await startOpencode({
+          directory: remoteProject,
+          env: opencodeHome(elsewhere),
+          password: PASSWORD,
+          hostname: address,
+        })
+        try {
+          await gatehouse.run(
+            Effect.asVoid(gatehouse.connectors.add({ url: server.url, name: "devbox", password: PASSWORD })),
+          )
+          await gatehouse.until("the devbox connection", () => connector(gatehouse, "devbox")?.state === "connected")
+          const remoteApi = opencodeApi(server.url, PASSWORD)
+          const session = await remoteApi.createSession()
+          model.queue("Run it elsewhere", bashTurn("echo on-another-machine"))
+          await remoteApi.prompt(session.id, "Run it elsewhere")
+          const request = await gatehouse.until("the ask", () => askFor(gatehouse, "echo on-another-machine"))
+          const mirrored = gatehouse.sessions.findUnsafe(request.sessionID)!
+          assert.strictEqual(mirrored.source, "opencode:devbox")
+          const project = await gatehouse.run(
+            Effect.flatMap(Projects.Service, (projects) => projects.get(mirrored.projectId)),
+          )
+          assert.strictEqual(project?.directory, `${address}:${session.directory}`)
+          assert.strictEqual(project?.name, "project")
+          await gatehouse.run(inboxHandlers["permission.reply"]({ requestID: request.id, reply: "once" }))
+          const part = await eventually("the command's output", async () =>
+            (await remoteApi.toolParts(session.id)).find((part) => part.state?.status === "completed"),
+          )
+          assert.strictEqual(part.state?.output, "on-another-machine\n")
+        } finally {
+          await gatehouse.run(Effect.ignore(gatehouse.connectors.remove("devbox")))
+          await server.stop()
+        }
+      },
+      120_000,
+    )
 
     it("reconnects after OpenCode restarts and withdraws the asks the restart dropped", async () => {
       const remote = await promptBash("echo before-opencode-restart")

@@ -34,4 +34,21 @@ describe("Projects", () => {
       assert.strictEqual(missing.message, "Cannot use /definitely/not/here as a project: it does not exist")
     }).pipe(Effect.provide(coreTestLayer({ dataDir }))),
   )
+
+  it.effect("keeps another machine's directory as its own project, apart from the same local path", () =>
+    Effect.gen(function* () {
+      const root = makeTempDir()
+      const projects = yield* Projects.Service
+      const local = yield* projects.ensure(root)
+      const remote = yield* projects.ensureRemote("devbox", `${root}/`)
+      const again = yield* projects.ensureRemote("devbox", root)
+      assert.notStrictEqual(remote.id, local.id)
+      assert.strictEqual(again.id, remote.id)
+      assert.strictEqual(remote.directory, `devbox:${root}`)
+      const windows = yield* projects.ensureRemote("winbox", "C:\\work\\app")
+      assert.strictEqual(windows.name, "app")
+      const relative = yield* Effect.flip(projects.ensureRemote("devbox", "work/app"))
+      assert.strictEqual(relative.message, "Cannot use work/app as a project: the path must be absolute")
+    }).pipe(Effect.provide(coreTestLayer({ dataDir }))),
+  )
 })

@@ -7,6 +7,7 @@ import {
   nameProblem,
   parseServerUrl,
   reconcile,
+  remoteMachine,
   sourceOf,
   toRequest,
 } from "@core/connector/opencode/mapping"
@@ -118,5 +119,13 @@ describe("opencode/mapping", () => {
     assert.strictEqual(authorization("me", "pw"), `Basic ${Buffer.from("me:pw").toString("base64")}`)
     assert.isUndefined(authorization("me", undefined))
     assert.isUndefined(authorization(undefined, ""))
+  })
+
+  it("treats loopback servers as this machine and any other host as another machine", () => {
+    for (const url of ["http://127.0.0.1:4096", "http://127.8.9.10:1", "http://localhost:4096", "http://[::1]:4096"])
+      assert.isUndefined(remoteMachine(url), url)
+    assert.strictEqual(remoteMachine("http://192.0.2.7:4096"), "192.0.2.7")
+    assert.strictEqual(remoteMachine("https://DevBox.example/oc"), "devbox.example")
+    assert.strictEqual(remoteMachine("http://[fd00::2]:4096"), "fd00::2")
   })
 })
