@@ -556,20 +556,20 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
 
   const onEvent = (event: Wire.GlobalEvent) =>
     Effect.gen(function* () {
-      // Events about no directory in particular say `global` (or name none): only directories
-      // that are paths on the server hold asks and sessions.
-      if (event.directory !== undefined && !isServerPath(event.directory)) return
-      const directory = event.directory ?? defaultDirectory
       const type = event.payload.type
       const properties = event.payload.properties
       if (type === "server.instance.disposed") {
         const gone = (properties as { directory?: unknown } | undefined)?.directory
-        if (typeof gone !== "string") return
+        if (typeof gone !== "string" || !isServerPath(gone)) return
         reconciled.delete(gone)
         // A disposed instance drops its pending asks without replying to them: list what is left.
         if (heldIn(gone)) yield* reconcileSafely(gone)
         return
       }
+      // Events about no directory in particular say `global` (or name none): only directories
+      // that are paths on the server hold asks and sessions.
+      if (event.directory !== undefined && !isServerPath(event.directory)) return
+      const directory = event.directory ?? defaultDirectory
       if (directory === undefined) return
       // A directory seen for the first time on this stream may hold asks from before: list them.
       if (!reconciled.has(directory) && type !== "server.connected" && type !== "server.heartbeat")
