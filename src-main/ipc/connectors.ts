@@ -1,10 +1,4 @@
 import { Effect } from "effect"
-import {
-  ConnectorConflictError,
-  ConnectorInvalidError,
-  ConnectorNotFoundError,
-  ConnectorReadOnlyError,
-} from "@contract/methods"
 import { Connectors } from "@core/connector/Connectors"
 import type { Handlers } from "./ContractServer"
 
@@ -25,33 +19,12 @@ export const connectorsHandlers: Pick<Handlers<ConnectorsServices>, ConnectorsMe
   "connectors.add": (input) =>
     Effect.gen(function* () {
       const connectors = yield* Connectors.Service
-      return yield* connectors
-        .add({
-          url: input.url,
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.username !== undefined ? { username: input.username } : {}),
-          ...(input.password !== undefined ? { password: input.password } : {}),
-        })
-        .pipe(
-          Effect.mapError((error) =>
-            error._tag === "Connectors.InvalidError"
-              ? new ConnectorInvalidError({ field: error.field, reason: error.reason })
-              : new ConnectorConflictError({ name: error.name }),
-          ),
-        )
+      return yield* connectors.add(input)
     }),
   "connectors.remove": (input) =>
     Effect.gen(function* () {
       const connectors = yield* Connectors.Service
-      yield* connectors
-        .remove(input.name)
-        .pipe(
-          Effect.mapError((error) =>
-            error._tag === "Connectors.NotFoundError"
-              ? new ConnectorNotFoundError({ name: error.name })
-              : new ConnectorReadOnlyError({ name: error.name }),
-          ),
-        )
+      yield* connectors.remove(input.name)
       return null
     }),
 }

@@ -1,5 +1,12 @@
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import type { ProjectId, SessionId } from "@contract/ids"
+import {
+  ConnectorConflictError as ConflictError,
+  ConnectorInvalidError as InvalidError,
+  ConnectorNotFoundError as NotFoundError,
+  ConnectorReadOnlyError as ReadOnlyError,
+  type ConnectorsAddInput,
+} from "@contract/methods"
 import type { ConnectorInfo } from "@contract/model"
 import { Config } from "../config/Config"
 import { EventBus } from "../events/EventBus"
@@ -11,45 +18,11 @@ import { defaultName, nameProblem, parseServerUrl } from "./opencode/mapping"
 
 export * as Connectors from "./Connectors"
 
-export interface AddInput {
-  readonly url: string
-  readonly name?: string
-  readonly username?: string
-  readonly password?: string
-}
+/** A server as the person enters it (`connectors.add`). */
+export type AddInput = ConnectorsAddInput
 
-export class InvalidError extends Schema.TaggedError<InvalidError>()("Connectors.InvalidError", {
-  field: Schema.Literals(["url", "name", "username", "password"]),
-  reason: Schema.String,
-}) {
-  override get message() {
-    return this.reason
-  }
-}
-
-export class ConflictError extends Schema.TaggedError<ConflictError>()("Connectors.ConflictError", {
-  name: Schema.String,
-}) {
-  override get message() {
-    return `A connection named ${this.name} already exists`
-  }
-}
-
-export class NotFoundError extends Schema.TaggedError<NotFoundError>()("Connectors.NotFoundError", {
-  name: Schema.String,
-}) {
-  override get message() {
-    return `Connection not found: ${this.name}`
-  }
-}
-
-export class ReadOnlyError extends Schema.TaggedError<ReadOnlyError>()("Connectors.ReadOnlyError", {
-  name: Schema.String,
-}) {
-  override get message() {
-    return `${this.name} is configured in config.jsonc; change it there`
-  }
-}
+// The errors are the contract's own: the UI gets them as they are, with no mapping in between.
+export { ConflictError, InvalidError, NotFoundError, ReadOnlyError }
 
 /**
  * The agent servers Gatehouse supervises (`connectors.opencode` in config.jsonc, and the ones

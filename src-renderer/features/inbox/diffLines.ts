@@ -22,25 +22,20 @@ export function editDiff(before: string, after: string): ReadonlyArray<DiffLine>
   return out
 }
 
-/** An `apply_patch` text, line by line: `+`/`-` lines as changes, `***`/`@@` lines as headers. */
-export function patchDiff(patchText: string): ReadonlyArray<DiffLine> {
-  return linesOf(patchText).map((line): DiffLine => {
-    if (line.startsWith("***") || line.startsWith("@@")) return { kind: "meta", text: line }
+/** A diff's text line by line: header lines as `meta`, then `+`/`-`/` ` lines as changes and context. */
+function changeLines(text: string, isHeader: (line: string) => boolean): ReadonlyArray<DiffLine> {
+  return linesOf(text).map((line): DiffLine => {
+    if (isHeader(line)) return { kind: "meta", text: line }
     if (line.startsWith("+")) return { kind: "add", text: line.slice(1) }
     if (line.startsWith("-")) return { kind: "del", text: line.slice(1) }
     return { kind: "ctx", text: line.startsWith(" ") ? line.slice(1) : line }
   })
 }
 
-/**
- * A unified diff (OpenCode's `metadata.diff` for an edit ask): `---`/`+++`/`@@`/`Index:`/`===`
- * lines as headers, then `+`/`-`/` ` lines as changes and context.
- */
-export function unifiedDiff(diffText: string): ReadonlyArray<DiffLine> {
-  return linesOf(diffText).map((line): DiffLine => {
-    if (/^(---|\+\+\+|@@|Index: |=+$|\\ No newline)/.test(line)) return { kind: "meta", text: line }
-    if (line.startsWith("+")) return { kind: "add", text: line.slice(1) }
-    if (line.startsWith("-")) return { kind: "del", text: line.slice(1) }
-    return { kind: "ctx", text: line.startsWith(" ") ? line.slice(1) : line }
-  })
-}
+/** An `apply_patch` text: `***`/`@@` lines are its headers. */
+export const patchDiff = (patchText: string) =>
+  changeLines(patchText, (line) => line.startsWith("***") || line.startsWith("@@"))
+
+/** A unified diff (OpenCode's `metadata.diff` for an edit ask): `---`/`+++`/`@@`/`Index:`/`===` headers. */
+export const unifiedDiff = (diffText: string) =>
+  changeLines(diffText, (line) => /^(---|\+\+\+|@@|Index: |=+$|\\ No newline)/.test(line))

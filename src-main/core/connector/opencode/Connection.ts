@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Cause, Effect, Option, Schema, type Exit } from "effect"
 import type { AppEvent } from "@contract/events"
 import type { PermissionRequestId, ProjectId, SavedApprovalId, SessionId } from "@contract/ids"
 import type { ConnectorInfo, ConnectorState, PermissionReply, PermissionRequest } from "@contract/model"
@@ -83,6 +83,14 @@ interface Entry {
 
 /** An absolute path on the server (POSIX or Windows), as opposed to `global` or nothing. */
 const isServerPath = (directory: string) => directory.startsWith("/") || /^[A-Za-z]:[\\/]/.test(directory)
+
+/** The client error a request or an attempt failed with (not a defect or an interruption). */
+const clientErrorOf = <A, E extends Client.ClientError>(exit: Exit.Exit<A, E>): E | undefined =>
+  exit._tag === "Failure" ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+
+/** The server no longer has the ask (answered or dropped there). */
+const isGone = (error: Client.ClientError | undefined) =>
+  error?._tag === "OpencodeClient.HttpError" && error.status === 404
 
 /** Failed attempts after a dropped stream that still count as reconnecting. */
 const RECONNECTING_ATTEMPTS = 3
@@ -372,10 +380,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
       if (exit._tag === "Success") return void settle(entry, answer)
       if (entries.get(entry.id) !== entry) return
       entry.inflight = undefined
-      const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-      const failed = error && "error" in error ? (error.error as Client.ClientError) : undefined
-      if (failed?._tag === "OpencodeClient.HttpError" && failed.status === 404)
-        return void settle(entry, { kind: "gone" })
+      if (isGone(clientErrorOf(exit))) return void settle(entry, { kind: "gone" })
       yield* show(entry)
     })
 
@@ -443,9 +448,8 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
     // Ended meanwhile by another answer (OpenCode's TUI, another client): this one did not count.
     if (entries.get(entry.id) !== entry) return yield* new PermissionV2.NotFoundError({ requestID: input.requestID })
     entry.inflight = undefined
-    const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    const error = failure && "error" in failure ? (failure.error as Client.ClientError) : undefined
-    if (error?._tag === "OpencodeClient.HttpError" && error.status === 404) {
+    const error = clientErrorOf(exit)
+    if (isGone(error)) {
       settle(entry, { kind: "gone" })
       return yield* new PermissionV2.NotFoundError({ requestID: input.requestID })
     }
@@ -677,8 +681,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings, tuning: Tun
           everConnected = true
         }),
       )
-      const failure = exit._tag === "Failure" ? exit.cause.reasons.find((reason) => reason._tag === "Fail") : undefined
-      const error = failure && "error" in failure ? (failure.error as Client.ClientError) : undefined
+      const error = clientErrorOf(exit)
       if (exit._tag === "Failure" && !error) yield* Effect.logWarning(`${connector}: connection failed`, exit.cause)
       if (connectedNow) failures = 0
       // A dropped stream is "reconnecting" for a few attempts, then the server counts as unreachable.
