@@ -1,17 +1,12 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Schema } from "effect"
 import { fileName } from "@core/auth/Tokens"
-import { resolveDataDir } from "@main/app/paths"
+import { readServerFile } from "@main/app/serverFile"
+import { candidateDataDirs } from "@main/ingress/discovery"
 
-// How a command finds the Gatehouse that is running for this data directory: `server.json` (written
-// by the headless host, src-main/web/Headless.ts) says where it listens, and the supervisor token
-// file admits this process as the person would be admitted. Kept free of the app's layers so the
-// `gatehouse` bin starts quickly.
-
-/** `server.json`: `{ url, port, pid }`, no secrets (the shape Headless.ts writes). */
-const ServerFile = Schema.Struct({ url: Schema.String, port: Schema.Int, pid: Schema.Int })
-const decodeServerFile = Schema.decodeUnknownExit(Schema.fromJsonString(ServerFile))
+// How a command finds the Gatehouse that is running: `server.json` (written by the app or the
+// headless host) says where it listens, and the supervisor token file admits this process as the
+// person would be admitted. Kept free of the app's layers so the `gatehouse` bin starts quickly.
 
 /** Where the UI's WebSocket listens (src-main/web/ContractSocket.ts). */
 export const socketPath = "/ws"
@@ -40,29 +35,35 @@ const isAlive = (pid: number) => {
   }
 }
 
-/** Reads `server.json` and the supervisor token of the data directory `env` selects. */
-export function findHost(env: NodeJS.ProcessEnv): Host {
-  const dataDir = resolveDataDir({ env })
+/** The running Gatehouse of one data directory, or why there is none there. */
+function hostIn(dataDir: string): Host | NotRunningError {
   const start = "Start it with `npm start` or `npm run serve` (or set GATEHOUSE_DATA_DIR to its data directory)."
-  let text: string
-  try {
-    text = readFileSync(join(dataDir, "server.json"), "utf8")
-  } catch {
-    throw new NotRunningError(`Gatehouse is not running for ${dataDir}: there is no server.json. ${start}`)
-  }
-  const decoded = decodeServerFile(text)
-  if (decoded._tag === "Failure")
-    throw new NotRunningError(`Gatehouse is not running for ${dataDir}: server.json is unreadable. ${start}`)
-  const server = decoded.value
+  const server = readServerFile(dataDir)
+  if (server === "missing")
+    return new NotRunningError(`Gatehouse is not running for ${dataDir}: there is no server.json. ${start}`)
+  if (server === "unreadable")
+    return new NotRunningError(`Gatehouse is not running for ${dataDir}: server.json is unreadable. ${start}`)
   if (!isAlive(server.pid))
-    throw new NotRunningError(
+    return new NotRunningError(
       `Gatehouse is not running for ${dataDir}: server.json names process ${server.pid}, which has exited. ${start}`,
     )
   let token: string
   try {
     token = readFileSync(join(dataDir, fileName("supervisor")), "utf8").trim()
   } catch {
-    throw new NotRunningError(`Cannot read the supervisor token in ${dataDir}.`)
+    return new NotRunningError(`Cannot read the supervisor token in ${dataDir}.`)
   }
   return { url: server.url, port: server.port, pid: server.pid, dataDir, supervisorToken: token }
+}
+
+/**
+ * The running Gatehouse the command talks to: the first of the data directories `env` selects
+ * (GATEHOUSE_DATA_DIR alone; else the headless host's, then the desktop app's) that has one. When
+ * none has, the error says what is wrong with the first.
+ */
+export function findHost(env: NodeJS.ProcessEnv): Host {
+  const results = candidateDataDirs({ env }).map(hostIn)
+  const found = results.find((result) => !(result instanceof NotRunningError))
+  if (found) return found as Host
+  throw results[0]
 }

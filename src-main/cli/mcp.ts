@@ -4,6 +4,7 @@ import { parseArgs } from "node:util"
 import { runBridge } from "@main/ingress/bridge"
 import { clientConfigText, endpointOf } from "@main/ingress/clientConfig"
 import { candidateDataDirs, findRunning, readAgentToken } from "@main/ingress/discovery"
+import { defaultPort } from "@main/ingress/endpoint"
 import type { Command } from "./commands"
 import { UsageError } from "./io"
 
@@ -22,8 +23,8 @@ export const mcpConfigUsage = `Usage: gatehouse mcp-config [--project DIR] [--ag
 Prints configuration for Claude Code, Cursor and any client that reads an mcpServers JSON, for the
 project DIR (default: the current directory). The HTTP variants carry the agent token: keep them private.`
 
-/** The headless host's and the app's port unless config.jsonc's `server.port` says otherwise. */
-const defaultUrl = "http://127.0.0.1:7317"
+/** The headless host's and the app's address unless config.jsonc's `server.port` says otherwise. */
+const defaultUrl = `http://127.0.0.1:${defaultPort}`
 
 /** What the bridge needs of its process beyond {@link Io}: the protocol's own stdio. */
 export interface Streams {
@@ -95,7 +96,10 @@ export const mcpCommands = (given?: Streams): Readonly<Record<"mcp" | "mcp-confi
         url = found.running.url
         agentToken = found.running.agentToken
       } else {
-        agentToken = readAgentToken(candidateDataDirs({ env: io.env })[0]!)
+        // The app's token when only the app ever ran, the headless host's when both did.
+        agentToken = candidateDataDirs({ env: io.env })
+          .map(readAgentToken)
+          .find((token) => token !== undefined)
         io.stderr(`Gatehouse is not running: assuming ${url} (server.port in config.jsonc changes the port).`)
         if (!agentToken) io.stderr("There is no agent token yet: start Gatehouse once, then run this again.")
       }

@@ -39,8 +39,6 @@ import { errorResult, SHUTTING_DOWN_TEXT, STOPPED_TEXT, toMcpTool } from "./resu
 
 export * as McpIngress from "./McpIngress"
 
-export { path }
-
 /** Why a session ended when its client went away. */
 export const DISCONNECTED = "MCP client disconnected"
 

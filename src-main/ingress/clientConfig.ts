@@ -19,11 +19,15 @@ export interface ClientConfigInput {
 export const serverName = "gatehouse"
 export const tokenPlaceholder = "<agent token>"
 
+/** The agent to name, when it is not the default one (`build`, Agents.DEFAULT_AGENT). */
+const namedAgent = (agent: string | undefined) => (agent && agent !== "build" ? agent : undefined)
+
 /** The endpoint for a project (and agent). */
 export function endpointOf(input: Pick<ClientConfigInput, "url" | "project" | "agent">): string {
   const url = new URL(`${input.url}${mcpPath}`)
   url.searchParams.set("project", input.project)
-  if (input.agent && input.agent !== "build") url.searchParams.set("agent", input.agent)
+  const agent = namedAgent(input.agent)
+  if (agent) url.searchParams.set("agent", agent)
   return url.toString()
 }
 
@@ -38,13 +42,8 @@ export function clientConfigs(input: ClientConfigInput) {
   const url = endpointOf(input)
   const authorization = `Bearer ${input.agentToken ?? tokenPlaceholder}`
   const [program, ...leading] = input.command
-  const stdioArgs = [
-    ...leading,
-    "mcp",
-    "--project",
-    input.project,
-    ...(input.agent && input.agent !== "build" ? ["--agent", input.agent] : []),
-  ]
+  const agent = namedAgent(input.agent)
+  const stdioArgs = [...leading, "mcp", "--project", input.project, ...(agent ? ["--agent", agent] : [])]
   return {
     url,
     claudeCode: `claude mcp add --transport http ${serverName} ${shellQuote(url)} --header ${shellQuote(`Authorization: ${authorization}`)}`,
@@ -57,8 +56,9 @@ export function clientConfigs(input: ClientConfigInput) {
 /** The whole text `gatehouse mcp-config` prints. */
 export function clientConfigText(input: ClientConfigInput): string {
   const configs = clientConfigs(input)
+  const agent = namedAgent(input.agent)
   return [
-    `# Gatehouse MCP endpoint for ${input.project}${input.agent && input.agent !== "build" ? ` (agent ${input.agent})` : ""}`,
+    `# Gatehouse MCP endpoint for ${input.project}${agent ? ` (agent ${agent})` : ""}`,
     `# ${configs.url}`,
     "# The Authorization header carries the agent token: it can run tools in this project, keep it private.",
     "",

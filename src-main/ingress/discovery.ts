@@ -1,19 +1,15 @@
 import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
-import { Schema } from "effect"
+import { fileName } from "@core/auth/Tokens"
 import { resolveDataDir } from "@main/app/paths"
+import { readServerFile, serverFileName } from "@main/app/serverFile"
 
 // How the `gatehouse` command finds the running app or headless host: its `server.json` (url,
 // port, pid; no secret) and the agent token file in the data directory. Plain Node: the command
 // must start fast and never load the application itself.
 
-/** Same shape as the host's `server.json` (Headless.ServerFile; not imported, it would load the app). */
-const ServerFile = Schema.fromJsonString(Schema.Struct({ url: Schema.String, port: Schema.Int, pid: Schema.Int }))
-const decodeServerFile = Schema.decodeUnknownOption(ServerFile)
-
-export const serverFileName = "server.json"
-export const agentTokenFileName = "agent.token"
+const agentTokenFileName = fileName("agent")
 
 /** Electron names its directory after package.json's `name`. */
 const appName = "gatehouse"
@@ -80,7 +76,7 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-export const notRunningMessage = (dirs: ReadonlyArray<string>) =>
+const notRunningMessage = (dirs: ReadonlyArray<string>) =>
   `Gatehouse is not running: neither the app nor the headless host answers (looked for ${serverFileName} in ${dirs.join(
     " and ",
   )}). Start it with "npm start" (or "npm run serve" for the headless host), then try again.`
@@ -89,22 +85,16 @@ export const notRunningMessage = (dirs: ReadonlyArray<string>) =>
 export async function findRunning(input: Platform): Promise<Found> {
   const dirs = candidateDataDirs(input)
   for (const dataDir of dirs) {
-    let text: string
-    try {
-      text = readFileSync(join(dataDir, serverFileName), "utf8")
-    } catch {
-      continue
-    }
-    const file = decodeServerFile(text)
-    if (file._tag === "None" || !file.value.url.startsWith("http://127.0.0.1:")) continue
-    if (!(await answers(file.value.url))) continue
+    const file = readServerFile(dataDir)
+    if (typeof file === "string" || !file.url.startsWith("http://127.0.0.1:")) continue
+    if (!(await answers(file.url))) continue
     const agentToken = readAgentToken(dataDir)
     if (!agentToken)
       return {
         _tag: "notRunning",
-        message: `Gatehouse runs at ${file.value.url} but its agent token (${join(dataDir, agentTokenFileName)}) cannot be read.`,
+        message: `Gatehouse runs at ${file.url} but its agent token (${join(dataDir, agentTokenFileName)}) cannot be read.`,
       }
-    return { _tag: "running", running: { dataDir, url: file.value.url, agentToken } }
+    return { _tag: "running", running: { dataDir, url: file.url, agentToken } }
   }
   return { _tag: "notRunning", message: notRunningMessage(dirs) }
 }

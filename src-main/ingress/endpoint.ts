@@ -3,3 +3,6 @@
 
 /** The MCP endpoint on the loopback server, admitted by the agent token only. */
 export const path = "/mcp"
+
+/** The loopback server's port unless config.jsonc's `server.port` says otherwise. */
+export const defaultPort = 7317

@@ -49,7 +49,6 @@ export function isJsonContentType(value: string | undefined): boolean {
 /** Codes the SDK transport uses for the same situations. */
 export const Codes = {
   parseError: -32700,
-  invalidRequest: -32600,
   invalidParams: -32602,
   badRequest: -32000,
   sessionNotFound: -32001,

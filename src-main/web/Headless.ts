@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Context, Effect, Layer, Logger, ManagedRuntime, Schema } from "effect"
+import { Context, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { makeAppLayer } from "@main/app/AppLayer"
+import { type ServerFile, serverFileName } from "@main/app/serverFile"
 import { Tokens } from "@core/auth/Tokens"
 import { DataDir } from "@core/config/DataDir"
 import { McpIngress } from "@main/ingress/McpIngress"
@@ -38,11 +39,7 @@ export interface Headless {
   readonly close: () => Promise<void>
 }
 
-/** What `server.json` in the data directory holds: how to reach the running host, no secrets. */
-export const ServerFile = Schema.Struct({ url: Schema.String, port: Schema.Int, pid: Schema.Int })
-export type ServerFile = typeof ServerFile.Type
-
-export const serverFileName = "server.json"
+export { ServerFile, serverFileName } from "@main/app/serverFile"
 
 /** The one line the host prints on stdout; the token rides in the fragment, never in a query. */
 export const readyLine = (url: string, supervisorToken: string) => `Gatehouse ready: ${url}/#token=${supervisorToken}`

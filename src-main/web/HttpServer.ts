@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { Tokens } from "@core/auth/Tokens"
 import { Config } from "@core/config/Config"
+import * as Endpoint from "@main/ingress/endpoint"
 import { isAllowedHost, isAllowedOrigin, presentedToken, securityHeaders } from "./security"
 
 export * as HttpServer from "./HttpServer"
@@ -12,7 +13,7 @@ export * as HttpServer from "./HttpServer"
 export const hostname = "127.0.0.1"
 
 /** Port used when neither `--port` nor `server.port` in config.jsonc names one. */
-export const defaultPort = 7317
+export { defaultPort } from "@main/ingress/endpoint"
 
 /**
  * One mounted handler. The server checks Host, Origin and (unless `auth` is `public`) the token of
@@ -93,7 +94,7 @@ export const layer = (options: Options = {}) =>
     Effect.gen(function* () {
       const config = yield* Config.Service
       const tokens = yield* Tokens.Service
-      const requested = options.port ?? config.config.server?.port ?? defaultPort
+      const requested = options.port ?? config.config.server?.port ?? Endpoint.defaultPort
       const routes: Array<Route> = []
       // Read from the socket, so a request that races the end of start-up is judged by the real port.
       const boundPort = () => (server.address() as AddressInfo | null)?.port ?? requested
