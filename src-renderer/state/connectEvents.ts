@@ -11,6 +11,7 @@ import { useOutputsStore } from "./outputsStore"
 import { useProjectsStore } from "./projectsStore"
 import { useSessionDetailStore } from "./sessionDetailStore"
 import { useSessionsStore } from "./sessionsStore"
+import { errorMessage } from "../lib/errors"
 
 // The renderer's one event subscriber (SG-13). It loads `app.snapshot`, then applies exactly the
 // events after the snapshot's `seq`, in order. Batches that arrive in the same tick are queued and
@@ -117,8 +118,7 @@ export function connectEvents(bridge: Bridge, stores: Stores = appStores, option
         if (stopped || current !== generation) return
         // Not connected: the next open connection starts a resync by itself.
         if (bridge.transport().state !== "open") return
-        const reason = error instanceof Error ? error.message : String(error)
-        stores.connection.getState().syncFailed(`Cannot load Gatehouse's state (${reason}). Retrying…`)
+        stores.connection.getState().syncFailed(`Cannot load Gatehouse's state (${errorMessage(error)}). Retrying…`)
         retryTimer = setTimeout(() => current === generation && resync(), retryMs)
       },
     )

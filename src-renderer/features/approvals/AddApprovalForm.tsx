@@ -2,7 +2,8 @@ import { useId, useState, type FormEvent } from "react"
 import type { ProjectId } from "@contract/ids"
 import { useBridge } from "../../bridge/BridgeContext"
 import { selectProjectIds, useProjectsStore } from "../../state/projectsStore"
-import { actionProblem, broadPatternNote, errorMessage, resourceProblem } from "./validation"
+import { actionProblem, broadPatternNote, resourceProblem } from "./validation"
+import { errorMessage } from "../../lib/errors"
 
 /** The actions of the built-in tools, offered as suggestions (any action name is accepted). */
 const knownActions = [

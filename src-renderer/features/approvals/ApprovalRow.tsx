@@ -17,7 +17,7 @@ import { useSessionDetailStore } from "../../state/sessionDetailStore"
 import { useSessionsStore } from "../../state/sessionsStore"
 import { ConfirmButton } from "../shell/ConfirmButton"
 import { EditPatternForm } from "./EditPatternForm"
-import { errorMessage } from "./validation"
+import { errorMessage } from "../../lib/errors"
 
 /** One saved approval: its pattern (editable), when and where it came from, how much it is used. */
 export function ApprovalRow({

@@ -5,7 +5,7 @@ import type { ApprovalFilter } from "../../state/approvalsStore"
 import { selectIndicator, useConnectionStore } from "../../state/connectionStore"
 import { useProjectsStore } from "../../state/projectsStore"
 import { downloadText, exportFileName } from "../shell/download"
-import { errorMessage } from "./validation"
+import { errorMessage } from "../../lib/errors"
 
 /** Filter (text, project, shadowed only), add, and export to JSON. */
 export function ApprovalsToolbar({

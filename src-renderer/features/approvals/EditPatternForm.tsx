@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from "react"
 import type { SavedApprovalId } from "@contract/ids"
 import { useBridge } from "../../bridge/BridgeContext"
-import { broadPatternNote, errorMessage, resourceProblem } from "./validation"
+import { broadPatternNote, resourceProblem } from "./validation"
+import { errorMessage } from "../../lib/errors"
 
 /** Edits an approval's resource pattern in place; problems are shown under the field as you type. */
 export function EditPatternForm({

@@ -9,7 +9,7 @@ import {
   useApprovalsStore,
 } from "../../state/approvalsStore"
 import { selectIndicator, useConnectionStore } from "../../state/connectionStore"
-import { errorMessage } from "./validation"
+import { errorMessage } from "../../lib/errors"
 
 /** Most ids asked for in one `approvals.list` call (the contract allows 10 000). */
 const BATCH = 500

@@ -29,9 +29,3 @@ export function broadPatternNote(value: string): string | undefined {
     ? "This pattern matches everything: every call of this action in the project will be allowed without asking."
     : undefined
 }
-
-/** The message a person should read for a failed call: a tagged error's own message, else the text. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message
-  return String(error)
-}

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from "react"
 import { useBridge } from "../../bridge/BridgeContext"
+import { errorMessage } from "../../lib/errors"
 
 type Field = "url" | "name" | "username" | "password" | "form"
 
@@ -17,8 +18,6 @@ export function urlProblem(text: string): string | undefined {
     return "Leave the user name and password out of the address; use their own fields"
   return undefined
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Adds an OpenCode server: its address, an optional name, and its password when it has one. */
 export function AddConnectionForm({ onClose }: { readonly onClose: () => void }) {
@@ -62,7 +61,7 @@ export function AddConnectionForm({ onClose }: { readonly onClose: () => void })
                 : tagged._tag === "Connectors.ConflictError"
                   ? "name"
                   : "form",
-            message: messageOf(error),
+            message: errorMessage(error),
           })
         },
       )

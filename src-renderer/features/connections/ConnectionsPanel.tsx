@@ -9,6 +9,7 @@ import { useNow } from "../shell/useNow"
 import { AddConnectionForm } from "./AddConnectionForm"
 import "../shell/controls.css"
 import "./connections.css"
+import { errorMessage } from "../../lib/errors"
 
 const stateLabels: Record<ConnectorState, string> = {
   connecting: "Connecting",
@@ -98,7 +99,7 @@ function ConnectionRow({ name }: { readonly name: string }) {
               setProblem(null)
               bridge
                 .invoke("connectors.remove", { name: info.name })
-                .catch((error: unknown) => setProblem(error instanceof Error ? error.message : String(error)))
+                .catch((error: unknown) => setProblem(errorMessage(error)))
             }}
           />
         )}

@@ -1,5 +1,4 @@
 import type { PermissionRequestId } from "@contract/ids"
-import { formatAge } from "../../lib/time"
 import {
   selectFailure,
   selectIsComposingFeedback,
@@ -15,7 +14,7 @@ import { EscapedText } from "./EscapedText"
 import { FeedbackBox } from "./FeedbackBox"
 import { useArmed } from "./useArmed"
 import { useInboxActions } from "./useInboxActions"
-import { useNow } from "./useNow"
+import { Age } from "../shell/Age"
 
 /** What "Always" will save, exactly: the request's `save` patterns, for its project and action. */
 export function AlwaysPatterns({
@@ -66,7 +65,6 @@ export function AskCard({ ask }: { readonly ask: InboxAsk }) {
   const setCursor = useInboxStore((state) => state.setCursor)
   const { cursor, armed } = useArmed(id)
   const actions = useInboxActions()
-  const now = useNow()
   const tool = ask.call?.tool ?? ask.request.action
   const agent = ask.agent ?? session?.agent ?? "?"
   return (
@@ -104,7 +102,7 @@ export function AskCard({ ask }: { readonly ask: InboxAsk }) {
           <EscapedText text={agent} />
         </span>
         <span className="card-age" data-testid="card-age" title="Waiting for">
-          {formatAge(now - ask.askedAt)}
+          <Age since={ask.askedAt} />
         </span>
       </header>
       <div className="card-body">

@@ -1,12 +1,11 @@
 import { useId, useState } from "react"
 import type { QuestionInfo } from "@contract/model"
-import { formatAge } from "../../lib/time"
 import { selectFailure, selectIsSending, useInboxStore, type InboxQuestion } from "../../state/inboxStore"
 import { selectSession, useSessionsStore } from "../../state/sessionsStore"
 import { EscapedText } from "./EscapedText"
 import { useArmed } from "./useArmed"
 import { useInboxActions } from "./useInboxActions"
-import { useNow } from "./useNow"
+import { Age } from "../shell/Age"
 
 interface Choice {
   readonly labels: ReadonlyArray<string>
@@ -95,7 +94,6 @@ export function QuestionCard({ item }: { readonly item: InboxQuestion }) {
   const setCursor = useInboxStore((state) => state.setCursor)
   const { cursor, armed } = useArmed(item.id)
   const actions = useInboxActions()
-  const now = useNow()
   const [picks, setPicks] = useState<ReadonlyArray<Choice>>(() => item.request.questions.map(() => EMPTY_CHOICE))
   const answered = picks.some((pick) => answerOf(pick).length > 0)
   return (
@@ -116,7 +114,7 @@ export function QuestionCard({ item }: { readonly item: InboxQuestion }) {
           <EscapedText text={session?.agent ?? "?"} />
         </span>
         <span className="card-age" title="Waiting for">
-          {formatAge(now - item.askedAt)}
+          <Age since={item.askedAt} />
         </span>
       </header>
       <form

@@ -1,12 +1,11 @@
 import { useShallow } from "zustand/react/shallow"
-import { formatAge } from "../../lib/time"
 import { selectIsComposingSession, useInboxStore, type InboxGroup, type InboxState } from "../../state/inboxStore"
 import { selectProjectName, useProjectsStore } from "../../state/projectsStore"
 import { selectSession, useSessionsStore } from "../../state/sessionsStore"
 import { EscapedText } from "./EscapedText"
 import { FeedbackBox } from "./FeedbackBox"
 import { useInboxActions } from "./useInboxActions"
-import { useNow } from "./useNow"
+import { Age } from "../shell/Age"
 
 /** The pending asks (not questions) of a session, oldest first. */
 const askIdsOf = (group: InboxGroup) => (state: InboxState) =>
@@ -21,7 +20,6 @@ export function SessionHeader({ group }: { readonly group: InboxGroup }) {
   const openComposer = useInboxStore((state) => state.openComposer)
   const closeComposer = useInboxStore((state) => state.closeComposer)
   const actions = useInboxActions()
-  const now = useNow()
   const count = group.itemIds.length
   return (
     <div className="inbox-session" data-testid="session-group" data-session={group.sessionID}>
@@ -34,7 +32,7 @@ export function SessionHeader({ group }: { readonly group: InboxGroup }) {
           <EscapedText text={session?.source ?? "?"} />
         </span>
         <span className="inbox-session-blocked" data-testid="inbox-session-blocked">
-          {count} waiting · blocked {formatAge(now - group.blockedSince)}
+          {count} waiting · blocked <Age since={group.blockedSince} />
         </span>
         <button
           type="button"

@@ -3,6 +3,7 @@ import type { PermissionRequestId, QuestionId, SessionId } from "@contract/ids"
 import type { PermissionReply, QuestionAnswer } from "@contract/model"
 import type { Bridge } from "../../bridge/Bridge"
 import { useBridge } from "../../bridge/BridgeContext"
+import { errorMessage } from "../../lib/errors"
 import { useInboxStore, type InboxItemId } from "../../state/inboxStore"
 
 // Every answer the inbox sends, each for exactly the ids it names. The card disappears when the
@@ -14,7 +15,7 @@ const tagOf = (error: unknown) =>
 
 const reasonOf = (error: unknown) => {
   if (tagOf(error) === "Contract.InvalidRequestError" && error instanceof Error) return error.message
-  return error instanceof Error ? `Not sent: ${error.message}` : `Not sent: ${String(error)}`
+  return `Not sent: ${errorMessage(error)}`
 }
 
 const isGone = (error: unknown) => {

@@ -15,10 +15,10 @@ import {
 import { useSessionDetailStore } from "../../state/sessionDetailStore"
 import { useNavigationStore } from "../../state/navigationStore"
 import { useSessionsStore } from "../../state/sessionsStore"
-import { errorMessage } from "../approvals/validation"
 import { ConfirmButton } from "../shell/ConfirmButton"
 import { EmptyState } from "../shell/EmptyState"
 import { useNow } from "../shell/useNow"
+import { errorMessage } from "../../lib/errors"
 
 /** Every kept output with its session, tool, size, age and how long it is kept. */
 export function OutputsTable() {

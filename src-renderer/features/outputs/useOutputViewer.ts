@@ -2,7 +2,7 @@ import { useEffect } from "react"
 import { useBridge } from "../../bridge/BridgeContext"
 import { selectIndicator, useConnectionStore } from "../../state/connectionStore"
 import { MATCH_BATCH, PAGE_LINES, useOutputViewerStore } from "../../state/outputViewerStore"
-import { errorMessage } from "../approvals/validation"
+import { errorMessage } from "../../lib/errors"
 
 /**
  * Fetches what the viewer store asks for: the page at its offset, and the next batch of matching

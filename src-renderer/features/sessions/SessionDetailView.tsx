@@ -14,12 +14,12 @@ import {
   useSessionDetailStore,
 } from "../../state/sessionDetailStore"
 import { selectSession, useSessionsStore } from "../../state/sessionsStore"
-import { errorMessage } from "../approvals/validation"
 import { ConfirmButton } from "../shell/ConfirmButton"
 import { downloadText, exportFileName } from "../shell/download"
 import { useNow } from "../shell/useNow"
 import { stoppable } from "./timeline"
 import { ToolCallItem } from "./ToolCallItem"
+import { errorMessage } from "../../lib/errors"
 
 /** One session: its state, the tool-call timeline, its todos and the decisions taken in it. */
 export function SessionDetailView({ sessionID }: { readonly sessionID: SessionId }) {

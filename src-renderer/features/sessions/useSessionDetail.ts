@@ -8,7 +8,7 @@ import {
   selectStaleDecisions,
   useSessionDetailStore,
 } from "../../state/sessionDetailStore"
-import { errorMessage } from "../approvals/validation"
+import { errorMessage } from "../../lib/errors"
 
 /**
  * Fetches the open session's detail whenever the store asks for it (opened, or reloaded after a
