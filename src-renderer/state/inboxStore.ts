@@ -420,7 +420,7 @@ export function answerFailed<S extends InboxState>(state: S, ids: ReadonlyArray<
 }
 
 /** The answer went through (its event removes the card); only clears the sending marks still left. */
-export function answerSent<S extends InboxState>(state: S, ids: ReadonlyArray<InboxItemId>): S {
+function answerSent<S extends InboxState>(state: S, ids: ReadonlyArray<InboxItemId>): S {
   return ids.some((id) => state.sending[id]) ? { ...state, sending: withoutKeys(state.sending, new Set(ids)) } : state
 }
 
@@ -451,17 +451,13 @@ export const dismissNotice = <S extends InboxState>(state: S): S =>
 
 export const selectPendingCount = (state: InboxState) => state.ids.length
 export const selectItem = (id: InboxItemId) => (state: InboxState) => state.byId[id]
-export const selectCursor = (state: InboxState) => state.cursor
 /** The cursor when the list should bring it into view (not when the pointer put it there). */
 export const selectCursorToReveal = (state: InboxState) => (state.cursorBy === "pointer" ? null : state.cursor)
-export const selectIsCursor = (id: InboxItemId) => (state: InboxState) => state.cursor === id
 export const selectIsSelected = (id: InboxItemId) => (state: InboxState) =>
   (state.selected as ReadonlyArray<string>).includes(id)
 export const selectSelected = (state: InboxState) => state.selected
-export const selectSelectedCount = (state: InboxState) => state.selected.length
 export const selectIsSending = (id: InboxItemId) => (state: InboxState) => state.sending[id] === true
 export const selectFailure = (id: InboxItemId) => (state: InboxState) => state.failures[id]
-export const selectComposer = (state: InboxState) => state.composer
 export const selectNotice = (state: InboxState) => state.notice
 export const selectIsComposingFeedback = (id: InboxItemId) => (state: InboxState) =>
   state.composer?.kind === "feedback" && state.composer.id === id
@@ -484,7 +480,6 @@ export interface InboxStore extends InboxState {
   readonly toggleSelected: (id: InboxItemId) => void
   readonly clearSelection: () => void
   readonly startSending: (ids: ReadonlyArray<InboxItemId>) => void
-  readonly answerSent: (ids: ReadonlyArray<InboxItemId>) => void
   readonly answerFailed: (ids: ReadonlyArray<InboxItemId>, reason: string) => void
   readonly answerGone: (ids: ReadonlyArray<InboxItemId>) => void
   readonly openComposer: (composer: Composer) => void
@@ -502,7 +497,6 @@ export const createInboxStore = (clock: () => number = Date.now) =>
     toggleSelected: (id) => set((state) => toggleSelected(state, id)),
     clearSelection: () => set((state) => clearSelection(state)),
     startSending: (ids) => set((state) => startSending(state, ids)),
-    answerSent: (ids) => set((state) => answerSent(state, ids)),
     answerFailed: (ids, reason) => set((state) => answerFailed(state, ids, reason)),
     answerGone: (ids) => set((state) => answerGone(state, ids, clock())),
     openComposer: (composer) => set((state) => openComposer(state, composer)),

@@ -32,7 +32,7 @@ export class ConnectionsPage {
     if (options.password !== undefined) await this.form.getByTestId("connection-add-password").fill(options.password)
     await this.form.getByTestId("connection-add-save").click()
     await expect(this.form).toHaveCount(0)
-    await expect(this.row(options.name ?? "")).toHaveCount(options.name === undefined ? 0 : 1)
+    if (options.name !== undefined) await expect(this.row(options.name)).toHaveCount(1)
   }
 
   /** Waits until the named connection is in `state` (its semantic `data-state`). */

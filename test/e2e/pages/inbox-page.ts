@@ -65,14 +65,6 @@ export class InboxPage {
     await card.getByTestId("feedback").getByRole("button", { name: "Reject with feedback", exact: true }).click()
   }
 
-  async rejectSession(title: string, feedback?: string) {
-    const group = this.sessionGroup(title)
-    await group.getByTestId("reject-session").click()
-    const box = group.getByTestId("session-feedback")
-    if (feedback) await box.getByRole("textbox").fill(feedback)
-    await box.getByRole("button", { name: /^Reject \d+$/ }).click()
-  }
-
   /** Waits until the card under the cursor accepts keys (a card that just moved under it waits a moment). */
   async expectCursorArmed() {
     await expect(this.cursorCard).toHaveAttribute("data-armed", "true")

@@ -309,10 +309,9 @@ test.describe("a large inbox", () => {
     const inbox = new InboxPage(page)
     await inbox.open(host.readyUrl)
     const project = makeProject(projects, "big")
-    const sessions = []
     for (let s = 0; s < 50; s++) {
       const commands = Array.from({ length: 40 }, (_, i) => `echo s${s}-c${i}`)
-      sessions.push(await startScripted(agents, project, [bashTurn(commands)], `Bulk ${s}`))
+      await startScripted(agents, project, [bashTurn(commands)], `Bulk ${s}`)
     }
     await inbox.expectPending(2000)
     // Virtualized: only the rows on screen exist in the DOM.
@@ -332,6 +331,5 @@ test.describe("a large inbox", () => {
     await inbox.sessionGroup("Bulk 49").getByRole("button", { name: "Reject 39", exact: true }).click()
     await inbox.expectPending(1959)
     await expect(inbox.sessionGroup("Bulk 49")).toHaveCount(0)
-    expect(sessions).toHaveLength(50)
   })
 })

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Queue } from "effect"
+import { Cause, Effect, Exit, Fiber } from "effect"
 import type { AppEvent } from "@contract/events"
 import type { PermissionRequestId, QuestionId, SessionId } from "@contract/ids"
 import type { Snapshot } from "@contract/methods"
@@ -15,6 +15,7 @@ import { Sessions } from "@core/session/Sessions"
 import { ToolCalls } from "@core/session/ToolCalls"
 import { makeTempDir } from "../../support/temp"
 import { call, contractTestLayer, failure, success } from "./contract"
+import { recordEvents } from "../core/permission/support"
 
 // The inbox methods of the contract, through the same dispatcher both transports use, against the
 // real core: real Locations with their PermissionV2, real Questions and ToolCalls, real SQLite.
@@ -31,31 +32,6 @@ const testLayer = () => {
   for (const name of ["a", "b"]) mkdirSync(join(root, name))
   return { root, layer: contractTestLayer({ config: askEverything }) }
 }
-
-/** Every event from now on, and a way to wait for one. */
-const recordEvents = Effect.gen(function* () {
-  const bus = yield* EventBus.Service
-  const subscription = yield* bus.subscribe(() => null)
-  const queue = yield* Queue.unbounded<AppEvent>()
-  const seen: Array<AppEvent> = []
-  yield* Effect.forkScoped(
-    Effect.forever(
-      Effect.gen(function* () {
-        for (const envelope of yield* subscription.takeBatch) Queue.offerUnsafe(queue, envelope.event)
-      }),
-    ),
-  )
-  const until = (predicate: (event: AppEvent) => boolean) =>
-    Effect.gen(function* () {
-      if (seen.some(predicate)) return
-      for (;;) {
-        const event = yield* Queue.take(queue)
-        seen.push(event)
-        if (predicate(event)) return
-      }
-    })
-  return { seen, until }
-})
 
 /** A project directory under `root`, its Location (alive for the test) and a session in it. */
 const openSession = (root: string, name: string, agent = "build") =>

@@ -212,6 +212,23 @@ describe("QuestionCard", () => {
     expect(callsOf("question.reply").map((call) => call.payload)).toEqual([
       { requestID: question.id, answers: [["Postgres"]] },
     ])
+
+    // Another question of the same kind, dismissed with its own button.
+    const other = questionRequest(T0 + 2, 1)
+    act(() => useInboxStore.getState().applyEvents([questionAsked(other)]))
+    const second = show(
+      <QuestionCard
+        item={{ kind: "question", id: other.id, sessionID: other.sessionID, askedAt: T0 + 2, request: other }}
+      />,
+      { "question.reject": () => null },
+    )
+    click(
+      Array.from(second.container.querySelectorAll("button")).find((button) =>
+        button.textContent?.startsWith("Dismiss"),
+      )!,
+    )
+    await flush()
+    expect(second.callsOf("question.reject").map((call) => call.payload)).toEqual([{ requestID: other.id }])
   })
 })
 
