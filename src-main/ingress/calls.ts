@@ -3,8 +3,6 @@ import { Cause, Deferred, Effect, Exit } from "effect"
 import type { SessionId } from "@contract/ids"
 import type { PermissionRule } from "@contract/model"
 import type { Locations } from "@core/location/Locations"
-import { PermissionV2 } from "@core/permission/PermissionV2"
-import { Questions } from "@core/session/Questions"
 import { Runner } from "@core/session/Runner"
 import { ToolCalls } from "@core/session/ToolCalls"
 import { declinedText, errorResult, STOPPED_TEXT, toCallToolResult } from "./results"
@@ -39,29 +37,6 @@ export interface CallInput {
 export type Ending =
   | { readonly _tag: "result"; readonly result: CallToolResult }
   | { readonly _tag: "declined"; readonly result: CallToolResult; readonly reason: string }
-
-/** A person's "no" travels as a defect (SPEC-CORE D.5, E.12): the decline, if the cause holds one. */
-export function declineIn(cause: Cause.Cause<unknown>): Error | undefined {
-  for (const reason of cause.reasons)
-    if (
-      Cause.isDieReason(reason) &&
-      (reason.defect instanceof PermissionV2.DeclinedError || reason.defect instanceof Questions.RejectedError)
-    )
-      return reason.defect
-  return undefined
-}
-
-/** The first readable message in a cause: its error's, else its defect's. */
-export function causeMessage(cause: Cause.Cause<unknown>): string {
-  for (const reason of cause.reasons) {
-    const value = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
-    if (value instanceof Error) return value.message || value.name
-    if (typeof value === "object" && value !== null && "message" in value && typeof value.message === "string")
-      return value.message
-    if (value !== undefined) return String(value)
-  }
-  return "interrupted"
-}
 
 /** The result a call ended early gets (the client sees it only after a stop: a cancel is not answered). */
 const cancelledText = (reason: CancelReason) => (reason === "stopped" ? STOPPED_TEXT : ToolCalls.INTERRUPTED)
@@ -110,13 +85,15 @@ export const settleCall = (calls: ToolCalls.Interface, context: CallContext, inp
       return { _tag: "result", result: toCallToolResult(outcome.exit.value) } as const
     }
     const cause = outcome.exit.cause
-    const decline = declineIn(cause)
+    const decline = Runner.declineIn(cause)
     if (decline) {
       const text = declinedText(decline.message)
       yield* finish({ result: { type: "error", value: text } })
       return { _tag: "declined", result: errorResult(text), reason: decline.message } as const
     }
-    const text = Cause.hasInterruptsOnly(cause) ? ToolCalls.INTERRUPTED : Runner.executionFailed(causeMessage(cause))
+    const text = Cause.hasInterruptsOnly(cause)
+      ? ToolCalls.INTERRUPTED
+      : Runner.executionFailed(Runner.failureMessage(cause))
     if (!Cause.hasInterruptsOnly(cause)) yield* Effect.logError(`MCP tool call ${input.name} failed`, cause)
     yield* finish({ result: { type: "error", value: text }, interrupted: Cause.hasInterruptsOnly(cause) })
     return { _tag: "result", result: errorResult(text) } as const

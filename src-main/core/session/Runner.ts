@@ -112,7 +112,7 @@ type TurnResult = { readonly _tag: "continue" } | ({ readonly _tag: "end" } & En
 const end = (status: SessionStatus, reason?: string): TurnResult => ({ _tag: "end", status, reason })
 
 /** The defect a person's "no" travels as (SPEC-CORE D.5, E.12), if the cause holds one. */
-function declineIn(cause: Cause.Cause<unknown>): Error | undefined {
+export function declineIn(cause: Cause.Cause<unknown>): Error | undefined {
   for (const reason of cause.reasons)
     if (
       Cause.isDieReason(reason) &&
@@ -123,7 +123,7 @@ function declineIn(cause: Cause.Cause<unknown>): Error | undefined {
 }
 
 /** A short readable text for what failed a tool fiber: its error's message, else the first defect. */
-function failureMessage(cause: Cause.Cause<unknown>): string {
+export function failureMessage(cause: Cause.Cause<unknown>): string {
   for (const reason of cause.reasons) {
     if (Cause.isFailReason(reason)) return messageOf(reason.error)
     if (Cause.isDieReason(reason)) return messageOf(reason.defect)
