@@ -21,7 +21,6 @@ import type { ProjectId, SessionId } from "@contract/ids"
 import type { Project, Session, SessionStatus } from "@contract/model"
 import { AppInfo } from "@core/config/AppInfo"
 import { Locations } from "@core/location/Locations"
-import { denyEverything } from "@core/permission/evaluate"
 import { Agents } from "@core/session/Agents"
 import { Projects } from "@core/session/Projects"
 import { Questions } from "@core/session/Questions"
@@ -385,7 +384,7 @@ export const layer = (options: Options = {}) =>
       const open = (
         mcpSessionId: string,
         project: Project,
-        agent: string,
+        agent: Agents.Agent,
         client: ClientInfo,
         server: Server,
         transport: StreamableHTTPServerTransport,
@@ -393,7 +392,7 @@ export const layer = (options: Options = {}) =>
         Effect.gen(function* () {
           const session = yield* sessions.create({
             projectId: project.id,
-            agent,
+            agent: agent.name,
             title: titleOf(client),
             source: sourceOf(client),
             status: "idle",
@@ -410,10 +409,10 @@ export const layer = (options: Options = {}) =>
             client,
             context: {
               sessionID: session.id,
-              agent,
+              agent: agent.name,
               messageID: `mcp_${session.id}`,
               handle,
-              rules: agents.get(agent, project.directory)?.rules ?? denyEverything,
+              rules: agent.rules,
             },
             scope,
             server,
@@ -457,7 +456,7 @@ export const layer = (options: Options = {}) =>
           // 122 random bits from the CSPRNG, visible ASCII: never guessable, never an identity.
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: async (mcpSessionId) => {
-            const entry = await runPromise(open(mcpSessionId, project.success, agent.name, client, server, transport))
+            const entry = await runPromise(open(mcpSessionId, project.success, agent, client, server, transport))
             holder.entry = entry
             track(entry, res, "post", [init.id])
           },
